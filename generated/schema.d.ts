@@ -1169,7 +1169,7 @@ export interface components {
          */
         ClusterMachineId: components["schemas"]["ResourceId"];
         /**
-         * @description What to search for: 1 to 256 printable characters (no control characters), terms separated by spaces. A term `type:<resourceType>` narrows the search to one resource type.
+         * @description What to search for: 1 to 256 printable characters (no control characters), terms separated by spaces. A term `type:<resourceType>` narrows the search to one resource type. Reserved characters such as `:` may be sent unencoded.
          * @example train type:cluster
          */
         SearchQuery: string;
@@ -1271,7 +1271,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description What to search for: 1 to 256 printable characters (no control characters), terms separated by spaces. A term `type:<resourceType>` narrows the search to one resource type.
+                 * @description What to search for: 1 to 256 printable characters (no control characters), terms separated by spaces. A term `type:<resourceType>` narrows the search to one resource type. Reserved characters such as `:` may be sent unencoded.
                  * @example train type:cluster
                  */
                 query: components["parameters"]["SearchQuery"];

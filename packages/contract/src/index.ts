@@ -1,3 +1,28 @@
 /** Code shared by the compute-api stub server and gateway. */
 export { defaultSpecPath, loadSpec, type OpenApiDocument } from "./spec.js";
 export { createAjv, createSchemaValidator, type SchemaValidator } from "./schema-validator.js";
+export {
+  ApiError,
+  badRequestDetail,
+  errorInfoDetail,
+  fieldPath,
+  invalidRequest,
+  retryInfoDetail,
+  toApiError,
+  toFieldViolation,
+  type ErrorBody,
+  type ErrorDetail,
+  type FieldViolation,
+} from "./errors.js";
+export { createLogger, redactPaths, requestId, requestLogger, type Logger, type LoggerOptions } from "./logging.js";
+export {
+  bearerToken,
+  createContractValidator,
+  defaultMaxBodyBytes,
+  errorHandler,
+  notFound,
+  type Authenticate,
+  type ContractValidator,
+  type ContractValidatorOptions,
+  type ResponseValidationMode,
+} from "./validator.js";

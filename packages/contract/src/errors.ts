@@ -1,0 +1,149 @@
+/**
+ * The one error body of the interface (ErrorBody, google.rpc.Status) and the mapping of every failure —
+ * validator errors, body-parser errors, handler errors, unexpected exceptions — onto it.
+ * @see openapi/components/schemas/ErrorBody.yaml
+ */
+import type { components } from "../../../generated/schema.js";
+
+/** The error body of every failed request. */
+export type ErrorBody = components["schemas"]["ErrorBody"];
+/** One detail of an error body. */
+export type ErrorDetail = components["schemas"]["ErrorDetail"];
+/** One problem with one part of a request. */
+export type FieldViolation = components["schemas"]["FieldViolation"];
+
+const domain = "compute-api";
+
+/** A failure with its HTTP status, message and details; handlers throw it, the error handler sends it. */
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  /** The body to send: `code` mirrors the status. */
+  toBody(): ErrorBody {
+    return this.details.length > 0
+      ? { code: this.status, message: this.message, details: this.details }
+      : { code: this.status, message: this.message };
+  }
+}
+
+/** A google.rpc.BadRequest detail. */
+export function badRequestDetail(fieldViolations: FieldViolation[]): ErrorDetail {
+  return { "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations };
+}
+
+/** A google.rpc.ErrorInfo detail. */
+export function errorInfoDetail(reason: string, metadata?: Record<string, string>): ErrorDetail {
+  return metadata
+    ? { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain, metadata }
+    : { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain };
+}
+
+/** A google.rpc.RetryInfo detail. */
+export function retryInfoDetail(seconds: number): ErrorDetail {
+  return { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${seconds}s` };
+}
+
+/** 400 with one field violation per problem. */
+export function invalidRequest(violations: FieldViolation[], reason = "INVALID_ARGUMENT"): ApiError {
+  const n = violations.length;
+  return new ApiError(400, n === 1 ? `invalid request: ${violations[0]?.description}` : `request has ${n} invalid fields`, [
+    badRequestDetail(violations),
+    errorInfoDetail(reason),
+  ]);
+}
+
+/**
+ * Turns a validator path into the `field` of a violation: `/body/volumeIds/2` → `volumeIds[2]`,
+ * `/body/priceHr/value` → `priceHr.value`, `/query/query` → `query`, `/params/id` → `id`,
+ * `/headers/authorization` → `header.authorization`, `/body` → `` (the body as a whole).
+ */
+export function fieldPath(path: string): string {
+  const parts = path.replace(/^\.?\/?/, "").split(/[/.]/).filter(Boolean);
+  const [where, ...rest] = parts;
+  const prefix = where === "headers" ? "header." : "";
+  let out = "";
+  for (const part of where === "body" || where === "query" || where === "params" || where === "headers" || where === "response" ? rest : parts) {
+    out += /^\d+$/.test(part) ? `[${part}]` : out === "" ? part : `.${part}`;
+  }
+  return where === "response" ? `response.body${out ? (out.startsWith("[") ? out : `.${out}`) : ""}` : prefix + out;
+}
+
+/** The item of a validation error as express-openapi-validator reports it. */
+interface ValidatorErrorItem {
+  path?: string;
+  message?: string;
+  errorCode?: string;
+}
+
+/** Shape of the errors express-openapi-validator and body-parser pass to `next(err)`. */
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  message?: string;
+  errors?: ValidatorErrorItem[];
+  headers?: Record<string, string>;
+}
+
+const isHttpLike = (e: unknown): e is HttpLikeError => typeof e === "object" && e !== null && ("status" in e || "statusCode" in e);
+
+/** Maps one validator error item onto a field violation; never repeats the offending value. */
+export function toFieldViolation(item: ValidatorErrorItem): FieldViolation {
+  const reason = item.errorCode?.replace(/\.openapi\.(validation|requestValidation)$/, "") ?? "invalid";
+  let field = fieldPath(item.path ?? "");
+  let description = item.message ?? "is invalid";
+  // Ajv says which items of an array are duplicates only in its message: name the later one.
+  const dup = /duplicate items \(items ## (\d+) and (\d+) are identical\)/.exec(description);
+  if (dup) {
+    field = `${field}[${Math.max(Number(dup[1]), Number(dup[2]))}]`;
+    description = `duplicates item ${Math.min(Number(dup[1]), Number(dup[2]))}; each item may appear only once`;
+  }
+  // Ajv's message for `not` ("must NOT be valid") says nothing to a caller; in this spec `not` excludes values.
+  if (reason === "not") description = "is not an allowed value here";
+  // Ajv names an unknown property in the message; point the field at it.
+  const extra = /must NOT have additional properties|Unknown query parameter/.test(description) ? /'([^']+)'/.exec(description) : null;
+  if (extra && !field.endsWith(extra[1] ?? "")) field = field ? `${field}.${extra[1]}` : (extra[1] ?? "");
+  return { field, description, reason };
+}
+
+const statusMessages: Record<number, string> = {
+  401: "missing or invalid API key",
+  404: "not found",
+  405: "method not allowed",
+  413: "request body is larger than the limit",
+  415: "request body must be application/json",
+};
+
+/** Maps anything thrown or passed to `next(err)` onto an ApiError. Unknown errors become a bare 500. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (!isHttpLike(error)) return new ApiError(500, "internal error");
+  const status = error.status ?? error.statusCode ?? 500;
+  // body-parser: malformed JSON and bodies over the limit. Its messages may quote the body, so they are not used.
+  if (error.type === "entity.parse.failed") {
+    return invalidRequest([{ field: "", description: "body is not valid JSON", reason: "malformed-json" }]);
+  }
+  if (error.type === "entity.too.large") return new ApiError(413, "request body is larger than the limit");
+  if (error.type === "encoding.unsupported" || error.type === "charset.unsupported") {
+    return new ApiError(415, "unsupported body encoding or charset; send UTF-8 application/json");
+  }
+  if (typeof error.type === "string" && status < 500) return new ApiError(400, "request body cannot be read");
+  if (status === 400) return invalidRequest((error.errors ?? [{ message: error.message ?? "invalid request" }]).map(toFieldViolation));
+  if (status >= 500) {
+    const violations = (error.errors ?? []).map(toFieldViolation);
+    return new ApiError(500, "internal error", violations.length > 0 ? [badRequestDetail(violations)] : []);
+  }
+  const headers = error.headers?.["Allow"] ? { Allow: error.headers["Allow"] } : undefined;
+  // The validator's own messages name the rule ("Authorization header required") and never carry a header value.
+  const message = (status === 415 ? statusMessages[415] : error.message) || statusMessages[status] || "error";
+  const reason = { 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE" }[status];
+  return new ApiError(status, message ?? "error", reason ? [errorInfoDetail(reason)] : [], headers ?? {});
+}

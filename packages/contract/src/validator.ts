@@ -1,0 +1,186 @@
+/**
+ * Request and response validation against the bundled spec with express-openapi-validator, set up once for the
+ * stub server and the gateway: the same body limit, the same security check, the same compiled schemas.
+ */
+import type { Server } from "node:http";
+import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
+import { ApiError, errorInfoDetail, toApiError, toFieldViolation, type FieldViolation } from "./errors.js";
+import { loadSpec, type OpenApiDocument } from "./spec.js";
+import type { Logger } from "./logging.js";
+
+/** Largest request body accepted, in bytes (1 MiB). */
+export const defaultMaxBodyBytes = 1024 * 1024;
+
+/** What happens to a response that breaks the spec. */
+export type ResponseValidationMode = "enforce" | "report" | "off";
+
+/** Checks an API key; resolve false or throw an ApiError(401) to refuse it. */
+export type Authenticate = (token: string, req: Request) => boolean | Promise<boolean>;
+
+/** Options of the contract validator. */
+export interface ContractValidatorOptions {
+  /** The bundled document; default generated/openapi.json. */
+  spec?: OpenApiDocument;
+  /** Largest request body in bytes; default 1 MiB. */
+  maxBodyBytes?: number;
+  /** `enforce` (default): a non-conforming response becomes an error; `report`: it passes, onResponseViolations hears of it; `off`. */
+  responses?: ResponseValidationMode;
+  /** Called in `report` mode with the violations of a response that passed through anyway. */
+  onResponseViolations?: (violations: FieldViolation[], req: Request) => void;
+  /** Checks the bearer token after its form was checked; default: any well-formed token passes. */
+  authenticate?: Authenticate;
+}
+
+/** The validator: middleware to mount, and a warm-up that compiles every schema before traffic arrives. */
+export interface ContractValidator {
+  /** JSON body parser (with the body limit) followed by express-openapi-validator. */
+  middleware: RequestHandler[];
+  /** Compiles the validators of every operation by sending each operation's example through them; throws when the spec does not compile. */
+  warmUp(): Promise<void>;
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerToken(req: { headers: Record<string, string | string[] | undefined> }): string | undefined {
+  const header = req.headers["authorization"];
+  const match = typeof header === "string" ? /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header) : null;
+  return match?.[1];
+}
+
+/** Builds the validator. Schemas compile lazily inside express-openapi-validator; call warmUp() before listening. */
+export function createContractValidator(options: ContractValidatorOptions = {}): ContractValidator {
+  const spec = options.spec ?? loadSpec();
+  const mode = options.responses ?? "enforce";
+  const authenticate = options.authenticate;
+  const validateResponses =
+    mode === "off"
+      ? false
+      : mode === "report"
+        ? {
+            allErrors: true,
+            onError: (err: { errors?: { path?: string; message?: string; errorCode?: string }[]; message?: string }, _body: unknown, req: Request) =>
+              options.onResponseViolations?.((err.errors ?? [{ path: "/response", message: err.message ?? "invalid" }]).map(toFieldViolation), req),
+          }
+        : { allErrors: true };
+
+  const validator = OpenApiValidator.middleware({
+    apiSpec: structuredClone(spec) as never,
+    validateApiSpec: true,
+    validateRequests: { allErrors: true, allowUnknownQueryParameters: false, coerceTypes: false },
+    validateResponses,
+    validateSecurity: {
+      handlers: {
+        bearerAuth: async (req) => {
+          const token = bearerToken(req);
+          if (!token) throw new ApiError(401, "Authorization header must be `Bearer <API key>`");
+          return authenticate ? authenticate(token, req) : true;
+        },
+      },
+    },
+    validateFormats: true,
+    ajvFormats: { mode: "full" },
+    formats: {
+      int32: { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 },
+    },
+  });
+
+  const middleware: RequestHandler[] = [
+    express.json({ limit: options.maxBodyBytes ?? defaultMaxBodyBytes, strict: true, type: ["application/json", "application/*+json"] }),
+    ...(validator as RequestHandler[]),
+  ];
+  return { middleware, warmUp: () => warmUp(spec, middleware) };
+}
+
+/** One example request per operation of the spec, built from its parameter and request body examples. */
+function exampleRequests(spec: OpenApiDocument): { method: string; path: string; body?: unknown; response: unknown }[] {
+  type Param = { name: string; in: string; example?: unknown; $ref?: string };
+  const deref = <T>(o: T & { $ref?: string }): T => {
+    if (!o.$ref) return o;
+    const parts = o.$ref.replace(/^#\//, "").split("/");
+    return parts.reduce<unknown>((acc, k) => (acc as Record<string, unknown>)[k], spec) as T;
+  };
+  const out: { method: string; path: string; body?: unknown; response: unknown }[] = [];
+  type Content = Record<string, { examples?: Record<string, { value?: unknown; $ref?: string }> }>;
+  const firstExample = (content: Content | undefined): unknown => {
+    const ex = Object.values(content?.["application/json"]?.examples ?? {})[0];
+    return ex ? deref<{ value?: unknown }>(ex).value : undefined;
+  };
+  for (const [template, item] of Object.entries(spec.paths)) {
+    const shared = ((item["parameters"] as Param[] | undefined) ?? []).map(deref);
+    for (const [method, op] of Object.entries(item)) {
+      if (method === "parameters" || typeof op !== "object" || op === null) continue;
+      const operation = op as { parameters?: Param[]; requestBody?: { content?: Content }; responses?: Record<string, { content?: Content }> };
+      const params = [...shared, ...(operation.parameters ?? []).map(deref)];
+      let path = template;
+      const query = new URLSearchParams();
+      for (const p of params) {
+        if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(String(p.example ?? "x")));
+        if (p.in === "query") query.set(p.name, String(p.example ?? "x"));
+      }
+      const body = firstExample(operation.requestBody?.content);
+      const response = firstExample(operation.responses?.["200"]?.content);
+      const qs = query.toString().replaceAll("+", "%20");
+      out.push({ method: method.toUpperCase(), path: qs ? `${path}?${qs}` : path, response, ...(body === undefined ? {} : { body }) });
+    }
+  }
+  return out;
+}
+
+/**
+ * Sends each operation's example request through the validator on a private loopback server whose handler
+ * answers with the spec's own 200 example, so request and response validators of every operation compile
+ * now. express-openapi-validator caches compiled validators in the middleware instance, which the real app
+ * shares.
+ */
+async function warmUp(spec: OpenApiDocument, middleware: RequestHandler[]): Promise<void> {
+  const requests = exampleRequests(spec);
+  const app = express();
+  app.use(middleware);
+  const answer: RequestHandler = (req, res) => {
+    res.status(200).json(requests[Number(req.headers["x-warm-up"])]?.response ?? {});
+  };
+  app.use(answer);
+  const failures: string[] = [];
+  const onError: ErrorRequestHandler = (err, req, res, _next) => {
+    const apiError = toApiError(err);
+    failures.push(`${req.method} ${req.path}: ${apiError.status} ${(err as Error).message ?? apiError.message}`);
+    res.status(apiError.status).json(apiError.toBody());
+  };
+  app.use(onError);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  try {
+    const { port } = server.address() as { port: number };
+    for (const [i, r] of requests.entries()) {
+      const res = await fetch(`http://127.0.0.1:${port}${r.path}`, {
+        method: r.method,
+        headers: { authorization: "Bearer warm-up", "x-warm-up": String(i), ...(r.body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(r.body === undefined ? {} : { body: JSON.stringify(r.body) }),
+      });
+      await res.arrayBuffer();
+    }
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+  if (failures.length > 0) throw new Error(`the OpenAPI document does not work with the validator:\n  ${failures.join("\n  ")}`);
+}
+
+/** Answers every error with the interface's error body; a 5xx is logged with its stack, never sent. */
+export function errorHandler(logger?: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const apiError = toApiError(err);
+    if (apiError.status >= 500) logger?.error({ err, path: req.path }, "request failed");
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.set(apiError.headers);
+    res.status(apiError.status).json(apiError.toBody());
+  };
+}
+
+/** 404 for a path the app does not serve (outside what the validator routes). */
+export const notFound: RequestHandler = (req, _res, next) => {
+  next(new ApiError(404, `no route for ${req.method} ${req.path.slice(0, 200)}`, [errorInfoDetail("NOT_FOUND")]));
+};
