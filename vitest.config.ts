@@ -10,5 +10,11 @@ export default defineConfig({
     include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Type-level tests (*.test-d.ts) of the client, checked by tsc over the client's own files only.
+    typecheck: {
+      enabled: true,
+      include: ["packages/client/test/**/*.test-d.ts"],
+      tsconfig: "packages/client/tsconfig.test.json",
+    },
   },
 });
