@@ -51,13 +51,19 @@ export function retryInfoDetail(seconds: number): ErrorDetail {
   return { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${seconds}s` };
 }
 
-/** 400 with one field violation per problem. */
+/** Most field violations one error body lists, so that a huge invalid body cannot make a huge answer. */
+export const maxFieldViolations = 100;
+
+/** 400 with one field violation per problem (the first {@link maxFieldViolations}). */
 export function invalidRequest(violations: FieldViolation[], reason = "INVALID_ARGUMENT"): ApiError {
   const n = violations.length;
-  return new ApiError(400, n === 1 ? `invalid request: ${violations[0]?.description}` : `request has ${n} invalid fields`, [
-    badRequestDetail(violations),
-    errorInfoDetail(reason),
-  ]);
+  const message =
+    n === 1
+      ? `invalid request: ${violations[0]?.description}`
+      : n > maxFieldViolations
+        ? `request has ${n} invalid fields; the first ${maxFieldViolations} are listed`
+        : `request has ${n} invalid fields`;
+  return new ApiError(400, message, [badRequestDetail(violations.slice(0, maxFieldViolations)), errorInfoDetail(reason)]);
 }
 
 /**

@@ -7,6 +7,7 @@ export {
   errorInfoDetail,
   fieldPath,
   invalidRequest,
+  maxFieldViolations,
   retryInfoDetail,
   toApiError,
   toFieldViolation,
@@ -14,6 +15,13 @@ export {
   type ErrorDetail,
   type FieldViolation,
 } from "./errors.js";
+export {
+  createResponseCheck,
+  responseViolations,
+  undocumentedStatus,
+  upstreamContractError,
+  type ResponseCheck,
+} from "./response-check.js";
 export { createLogger, redactPaths, requestId, requestLogger, type Logger, type LoggerOptions } from "./logging.js";
 export {
   bearerToken,

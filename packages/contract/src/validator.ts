@@ -2,7 +2,7 @@
  * Request and response validation against the bundled spec with express-openapi-validator, set up once for the
  * stub server and the gateway: the same body limit, the same security check, the same compiled schemas.
  */
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { ApiError, errorInfoDetail, toApiError, toFieldViolation, type FieldViolation } from "./errors.js";
@@ -30,6 +30,8 @@ export interface ContractValidatorOptions {
   onResponseViolations?: (violations: FieldViolation[], req: Request) => void;
   /** Checks the bearer token after its form was checked; default: any well-formed token passes. */
   authenticate?: Authenticate;
+  /** Hears the bytes of each parsed JSON request body (decompressed, before decoding), e.g. to forward them as received. */
+  onRawBody?: (req: IncomingMessage, body: Buffer) => void;
 }
 
 /** The validator: middleware to mount, and a warm-up that compiles every schema before traffic arrives. */
@@ -52,6 +54,7 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
   const spec = options.spec ?? loadSpec();
   const mode = options.responses ?? "enforce";
   const authenticate = options.authenticate;
+  const onRawBody = options.onRawBody;
   const validateResponses =
     mode === "off"
       ? false
@@ -85,7 +88,12 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
   });
 
   const middleware: RequestHandler[] = [
-    express.json({ limit: options.maxBodyBytes ?? defaultMaxBodyBytes, strict: true, type: ["application/json", "application/*+json"] }),
+    express.json({
+      limit: options.maxBodyBytes ?? defaultMaxBodyBytes,
+      strict: true,
+      type: ["application/json", "application/*+json"],
+      ...(onRawBody ? { verify: (req: IncomingMessage, _res: unknown, body: Buffer) => onRawBody(req, body) } : {}),
+    }),
     ...(validator as RequestHandler[]),
   ];
   return { middleware, warmUp: () => warmUp(spec, middleware) };
@@ -148,7 +156,8 @@ async function warmUp(spec: OpenApiDocument, middleware: RequestHandler[]): Prom
   };
   app.use(onError);
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    // exclusive: in a node:cluster worker, port 0 would otherwise be shared with the other workers' warm-ups.
+    const s = app.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => resolve(s));
   });
   try {
     const { port } = server.address() as { port: number };

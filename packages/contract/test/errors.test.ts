@@ -64,6 +64,15 @@ describe("toApiError", () => {
     expect(body).not.toContain("at ");
   });
 
+  it("lists at most 100 field violations, and says how many there were", () => {
+    const errors = Array.from({ length: 5000 }, (_, i) => ({ path: `/body/volumeIds/${i}`, message: "must match pattern", errorCode: "pattern.openapi.validation" }));
+    const body = toApiError({ status: 400, message: "bad", errors }).toBody();
+    const detail = body.details?.[0] as { fieldViolations: unknown[] };
+    expect(detail.fieldViolations).toHaveLength(100);
+    expect(body.message).toBe("request has 5000 invalid fields; the first 100 are listed");
+    expect(errorBodyErrors(body)).toEqual([]);
+  });
+
   it("keeps the Allow header of a 405", () => {
     expect(toApiError({ status: 405, message: "x", headers: { Allow: "GET" } }).headers).toEqual({ Allow: "GET" });
   });
