@@ -1,0 +1,83 @@
+/**
+ * Search latency with a large data set: starts the stub (`--generate`, 100,000 resources by default) in a child
+ * process, so that the load generator does not share its event loop, and runs autocannon against a mix of
+ * queries as the user who can access everything. Prints one row per query: req/s, p50 and p99 in ms.
+ *
+ *   npm run bench:search [-- --count 100000 --duration 5 --connections 1]
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { generateFixtures } from "@compute-api/stub-server";
+
+const { values } = parseArgs({
+  options: {
+    count: { type: "string", default: "100000" },
+    duration: { type: "string", default: "5" },
+    connections: { type: "string", default: "1" },
+  },
+});
+const count = Number(values.count);
+const key = "cak_bench-key";
+
+// The same count and seed give the same data the stub generates, so the queries can name real resources.
+const data = generateFixtures({ count });
+const someCluster = data.clusters?.[Math.floor((data.clusters?.length ?? 0) / 2)];
+const queries: [string, string][] = [
+  ["exact id", someCluster?.id ?? "cl"],
+  ["one word", "train"],
+  ["two terms", "train dc-fra-1"],
+  ["type and word", "type:cluster gpu"],
+  ["type only", "type:volume"],
+  ["broad (every project resource)", "proj"],
+  ["no match", "nothing-matches-this"],
+];
+
+const bin = fileURLToPath(new URL("../packages/stub-server/src/bin.ts", import.meta.url));
+const child = spawn(
+  process.execPath,
+  ["--conditions=source", "--import", "tsx", bin, "--generate", String(count), "--port", "0", "--api-key", key, "--log-level", "silent"],
+  { stdio: ["ignore", "pipe", "inherit"] },
+);
+let url = "";
+let output = "";
+child.stdout.setEncoding("utf8");
+child.stdout.on("data", (chunk: string) => {
+  output += chunk;
+  url ||= /listening on (http:\/\/\S+)/.exec(output)?.[1] ?? "";
+});
+const started = Date.now();
+while (!url) {
+  if (child.exitCode !== null) throw new Error(`the stub exited with ${child.exitCode}:\n${output}`);
+  if (Date.now() - started > 120_000) throw new Error("the stub did not start within 120 s");
+  await new Promise((r) => setTimeout(r, 100));
+}
+console.log(`stub with ${count} generated resources at ${url}; ${values.connections} connection(s), ${values.duration} s per query\n`);
+
+const rows: Record<string, string | number>[] = [];
+try {
+  for (const [name, query] of queries) {
+    const target = `${url}/v1/resources/search?query=${encodeURIComponent(query)}`;
+    const answer = (await (await fetch(target, { headers: { authorization: `Bearer ${key}` } })).json()) as { results?: unknown[] };
+    const result = await autocannon({
+      url: target,
+      connections: Number(values.connections),
+      duration: Number(values.duration),
+      headers: { authorization: `Bearer ${key}` },
+    });
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    rows.push({
+      query: `${name}: ${query}`,
+      results: answer.results?.length ?? 0,
+      "req/s": Math.round(result.requests.average),
+      "p50 ms": result.latency.p50,
+      "p99 ms": result.latency.p99,
+    });
+  }
+} finally {
+  child.kill("SIGTERM");
+  await once(child, "exit");
+}
+console.table(rows);

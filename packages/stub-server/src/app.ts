@@ -1,0 +1,83 @@
+/**
+ * The stub server's Express app: a stateful stand-in for the compute service that authenticates with keys it
+ * issues and holds every request and response to the spec. Building it never listens (see server.ts).
+ */
+import { ApiError, createContractValidator, createLogger, errorHandler, loadSpec, notFound, requestLogger, type Logger, type OpenApiDocument } from "@compute-api/contract";
+import cors from "cors";
+import express, { type Express } from "express";
+import { builtinFixtures } from "./fixtures/builtin.js";
+import { validFixtures } from "./fixtures/load-fixtures.js";
+import { metaRoutes } from "./meta-routes.js";
+import { apiKeyRoutes } from "./routes/api-keys.js";
+import { Callers } from "./routes/callers.js";
+import { clusterMachineRoutes } from "./routes/cluster-machines.js";
+import { searchRoutes } from "./routes/search.js";
+import { Store } from "./store/store.js";
+import type { Fixtures } from "./types.js";
+
+/** Options of the stub app. */
+export interface StubOptions {
+  /** The data to serve; default the built-in fixtures. Checked against the spec (a FixtureError names each problem). */
+  fixtures?: Fixtures;
+  /** Extra API keys by user id, each registered with the key id `default`: `{ alice: "cak_…" }`. */
+  apiKeys?: Record<string, string>;
+  /** Origins allowed by CORS; `*` (the default) allows any. */
+  corsOrigins?: string[];
+  /** Where request lines go; default a silent logger. */
+  logger?: Logger;
+  /** The bundled spec; default generated/openapi.json. */
+  spec?: OpenApiDocument;
+}
+
+/** The key id under which `apiKeys` are registered. */
+export const defaultKeyId = "default";
+
+/**
+ * Builds the app and compiles every validator of the spec before it resolves: a spec that does not compile
+ * rejects here, never per request. The app is ready to `listen` once the promise resolves.
+ */
+export async function createApp(options: StubOptions = {}): Promise<Express> {
+  const spec = options.spec ?? loadSpec();
+  const logger = options.logger ?? createLogger({ level: "silent" });
+  const store = new Store(options.fixtures ? validFixtures(options.fixtures, spec) : builtinFixtures());
+  for (const [userId, key] of Object.entries(options.apiKeys ?? {})) {
+    if (!store.addApiKey(userId, defaultKeyId, key)) throw new Error(`apiKeys: no user '${userId}' in the data`);
+  }
+
+  const callers = new Callers();
+  // Until warm-up is over only its own example requests (token "warm-up") pass through the validator.
+  let warmingUp = true;
+  const validator = createContractValidator({
+    spec,
+    responses: "enforce",
+    authenticate: (token, req) => {
+      if (warmingUp) return true;
+      const user = store.authenticate(token);
+      if (!user) throw new ApiError(401, "the API key is not valid");
+      callers.set(req, user);
+      return true;
+    },
+  });
+
+  const origins = options.corsOrigins ?? ["*"];
+  const app = express();
+  app.disable("x-powered-by");
+  // 1. One log line per request, first so that it times and sees every answer.
+  app.use(requestLogger(logger));
+  // 2. CORS headers on every answer; preflight requests end here, before validation.
+  app.use(cors({ origin: origins.includes("*") ? "*" : origins, methods: ["GET", "POST", "PATCH"], exposedHeaders: ["x-request-id", "Retry-After"], maxAge: 600 }));
+  // 3. Routes outside the spec: health, spec, docs.
+  app.use(metaRoutes(spec));
+  // 4. JSON body (1 MiB), then security, request and response validation against the spec.
+  app.use(validator.middleware);
+  // 5. The operations, one router per tag.
+  app.use(clusterMachineRoutes(store, callers), apiKeyRoutes(store, callers), searchRoutes(store, callers));
+  // 6. Anything the validator let through that no route serves.
+  app.use(notFound);
+  // 7. Every failure as the spec's error body.
+  app.use(errorHandler(logger));
+
+  await validator.warmUp();
+  warmingUp = false;
+  return app;
+}

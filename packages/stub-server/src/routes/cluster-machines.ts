@@ -1,0 +1,19 @@
+/** The "Cluster machines" tag: updateClusterMachine. */
+import { Router } from "express";
+import type { operations } from "../../../../generated/schema.js";
+import type { Store } from "../store/store.js";
+import type { ResponseBody } from "../types.js";
+import type { Callers } from "./callers.js";
+
+type UpdateClusterMachine = operations["updateClusterMachine"];
+
+/** PATCH /v1/projects/{projectId}/cluster-machines/{id}. */
+export function clusterMachineRoutes(store: Store, callers: Callers): Router {
+  return Router().patch<
+    UpdateClusterMachine["parameters"]["path"],
+    ResponseBody<"updateClusterMachine">,
+    UpdateClusterMachine["requestBody"]["content"]["application/json"]
+  >("/v1/projects/:projectId/cluster-machines/:id", (req, res) => {
+    res.json(store.updateClusterMachine(callers.of(req), req.params.projectId, req.params.id, req.body));
+  });
+}

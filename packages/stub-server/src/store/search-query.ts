@@ -1,0 +1,42 @@
+/**
+ * Reads a search query: terms split at white space, at most one `type:<resourceType>` term.
+ * @see openapi/paths/v1_resources_search.yaml
+ */
+import { invalidRequest } from "@compute-api/contract";
+import type { ResourceType } from "../types.js";
+
+/** Every search resource type, by its lowercased name. */
+export const resourceTypes: ReadonlyMap<string, ResourceType> = new Map(
+  (["billingAccount", "cluster", "disk", "image", "machine", "network", "project", "virtualMachine", "volume"] as const).map(
+    (t) => [t.toLowerCase(), t],
+  ),
+);
+
+/** A query taken apart: lowercased terms that must all match, and the type it is narrowed to. */
+export interface SearchQuery {
+  terms: string[];
+  type: ResourceType | undefined;
+}
+
+const typePrefix = "type:";
+
+/** Parses a query; throws a 400 naming `query` for no terms, an unknown type or more than one type term. */
+export function parseSearchQuery(query: string): SearchQuery {
+  const words = query.split(/\s+/u).filter((w) => w !== "");
+  const violation = (description: string, reason: string) => invalidRequest([{ field: "query", description, reason }]);
+  if (words.length === 0) throw violation("must hold at least one term", "terms-required");
+  const terms: string[] = [];
+  const types: string[] = [];
+  for (const word of words) {
+    const lower = word.toLowerCase();
+    if (lower.startsWith(typePrefix)) types.push(lower.slice(typePrefix.length));
+    else terms.push(lower);
+  }
+  if (types.length > 1) throw violation("may hold at most one `type:` term", "type-repeated");
+  const [name] = types;
+  const type = name === undefined ? undefined : resourceTypes.get(name);
+  if (name !== undefined && type === undefined) {
+    throw violation(`names an unknown resource type; use one of ${[...resourceTypes.values()].join(", ")}`, "type-unknown");
+  }
+  return { terms, type };
+}

@@ -1,0 +1,178 @@
+/**
+ * The stub's state: users and their API keys, the resources, and the search index over them. Every operation
+ * of the spec is a method here; HTTP is the routes' business. A method that fails changes nothing.
+ */
+import { ApiError, errorInfoDetail, invalidRequest, type FieldViolation } from "@compute-api/contract";
+import { normalizeDecimal } from "@compute-api/client";
+import {
+  projectCollections,
+  type Cluster,
+  type ClusterMachine,
+  type Fixtures,
+  type ProjectCollection,
+  type ResponseBody,
+  type SearchResult,
+  type UpdateClusterMachineRequest,
+} from "../types.js";
+import { hashApiKey, newApiKey } from "./api-keys.js";
+import { clusterTotals } from "./cluster-totals.js";
+import { maxDecimalLength } from "./decimal-sum.js";
+import { SearchIndex, type SearchEntry } from "./search-index.js";
+import { parseSearchQuery } from "./search-query.js";
+
+/** Who a request acts for. */
+export interface User {
+  readonly id: string;
+  readonly projectIds: ReadonlySet<string>;
+  /** `p:<projectId>` and `b:<billingAccountId>` of everything the user may see (the search index's access keys). */
+  readonly access: ReadonlySet<string>;
+  readonly canCreateApiKeys: boolean;
+  /** The user's keys by id, each as its SHA-256 only. */
+  readonly keys: Map<string, { sha256: string; createTime: string }>;
+}
+
+const key = (projectId: string, id: string): string => `${projectId}/${id}`;
+
+/** The in-memory state of the stub, built from fixtures that checkFixtures accepted. */
+export class Store {
+  private readonly users = new Map<string, User>();
+  private readonly keyOwners = new Map<string, User>();
+  private readonly clusterMachines = new Map<string, { machine: ClusterMachine; cluster: Cluster }>();
+  private readonly volumes = new Set<string>();
+  private readonly index: SearchIndex;
+
+  /** Builds the state from a copy of the fixtures; their keys are kept as SHA-256 only. */
+  constructor(source: Fixtures, now: Date = new Date()) {
+    const fixtures = structuredClone(source);
+    for (const u of fixtures.users) {
+      const user: User = {
+        id: u.id,
+        projectIds: new Set(u.projectIds),
+        access: new Set([...u.projectIds.map((p) => `p:${p}`), ...u.billingAccountIds.map((b) => `b:${b}`)]),
+        canCreateApiKeys: u.canCreateApiKeys ?? true,
+        keys: new Map(),
+      };
+      this.users.set(user.id, user);
+      for (const k of u.apiKeys ?? []) {
+        this.registerKey(user, k.id, k.sha256 ?? hashApiKey(k.key ?? ""), k.createTime ?? now.toISOString());
+      }
+    }
+
+    const resources: Pick<SearchEntry, "resourceType" | "resourceName" | "access" | "resource">[] = [];
+    for (const b of fixtures.billingAccounts ?? []) {
+      resources.push({ resourceType: "billingAccount", resourceName: `billingAccounts/${b.id}`, access: `b:${b.id}`, resource: b });
+    }
+    const counts = new Map<string, number>();
+    for (const collection of Object.keys(projectCollections) as ProjectCollection[]) {
+      for (const r of fixtures[collection] ?? []) {
+        counts.set(r.projectId, (counts.get(r.projectId) ?? 0) + 1);
+        resources.push({
+          resourceType: projectCollections[collection],
+          resourceName: `projects/${r.projectId}/${collection}/${r.id}`,
+          access: `p:${r.projectId}`,
+          resource: r,
+        });
+      }
+    }
+    for (const p of fixtures.projects ?? []) {
+      p.resourceCount = counts.get(p.id) ?? 0;
+      resources.push({ resourceType: "project", resourceName: `projects/${p.id}`, access: `p:${p.id}`, resource: p });
+    }
+    for (const cluster of fixtures.clusters ?? []) {
+      cluster.machines ??= [];
+      Object.assign(cluster, clusterTotals(cluster.machines));
+      for (const machine of cluster.machines) this.clusterMachines.set(key(machine.projectId, machine.id), { machine, cluster });
+    }
+    for (const v of fixtures.volumes ?? []) this.volumes.add(key(v.projectId, v.id));
+    this.index = new SearchIndex(resources);
+  }
+
+  /** Number of searchable resources. */
+  get resourceCount(): number {
+    return this.index.size;
+  }
+
+  /** The user of an API key, or undefined for an unknown key. */
+  authenticate(apiKey: string): User | undefined {
+    return this.keyOwners.get(hashApiKey(apiKey));
+  }
+
+  /** Gives a user a key chosen from outside (the `--api-key` flag, tests); false when the user does not exist. */
+  addApiKey(userId: string, keyId: string, apiKey: string): boolean {
+    const user = this.users.get(userId);
+    if (!user) return false;
+    this.registerKey(user, keyId, hashApiKey(apiKey), new Date().toISOString());
+    return true;
+  }
+
+  /** createApiKey: a new key for the user, with the user's access. */
+  createApiKey(user: User, apikeyId: string): ResponseBody<"createApiKey"> {
+    if (!user.canCreateApiKeys) {
+      throw new ApiError(403, "permission denied: this user may not create API keys", [errorInfoDetail("PERMISSION_DENIED")]);
+    }
+    if (user.keys.has(apikeyId)) {
+      throw new ApiError(409, `API key '${apikeyId}' already exists`, [errorInfoDetail("ALREADY_EXISTS", { apikeyId })]);
+    }
+    const apiKey = newApiKey();
+    const createTime = new Date().toISOString();
+    this.registerKey(user, apikeyId, hashApiKey(apiKey), createTime);
+    return { id: apikeyId, createTime, key: apiKey };
+  }
+
+  /** updateClusterMachine: sets the fields present, keeps the others, and updates the cluster and the index. */
+  updateClusterMachine(user: User, projectId: string, id: string, body: UpdateClusterMachineRequest): ClusterMachine {
+    if (!user.projectIds.has(projectId)) {
+      throw new ApiError(403, `permission denied on project '${projectId}'`, [errorInfoDetail("PERMISSION_DENIED", { projectId })]);
+    }
+    const found = this.clusterMachines.get(key(projectId, id));
+    if (!found) {
+      throw new ApiError(404, `cluster machine '${id}' not found in project '${projectId}'`, [errorInfoDetail("NOT_FOUND")]);
+    }
+    const { machine, cluster } = found;
+
+    // Check everything before changing anything.
+    const violations: FieldViolation[] = [];
+    (body.volumeIds ?? []).forEach((volumeId, i) => {
+      if (!this.volumes.has(key(projectId, volumeId))) {
+        violations.push({ field: `volumeIds[${i}]`, description: `no volume '${volumeId}' in project '${projectId}'`, reason: "not-found" });
+      }
+    });
+    const price = body.priceHr ? normalizeDecimal(body.priceHr.value) : undefined;
+    let totals: ReturnType<typeof clusterTotals> | undefined;
+    if (price !== undefined && price.length > maxDecimalLength) {
+      violations.push({ field: "priceHr.value", description: `is longer than ${maxDecimalLength} characters once normalized`, reason: "maxLength" });
+    } else {
+      const machines = cluster.machines ?? [];
+      try {
+        totals = clusterTotals(price === undefined ? machines : machines.map((m) => (m === machine ? { ...m, priceHr: { value: price } } : m)));
+      } catch (error) {
+        violations.push({ field: "priceHr.value", description: `makes the cluster's totals invalid: ${(error as Error).message}`, reason: "range" });
+      }
+    }
+    if (violations.length > 0) throw invalidRequest(violations);
+
+    if (body.powerState !== undefined) machine.powerState = body.powerState;
+    if (body.state !== undefined) machine.state = body.state;
+    if (price !== undefined) machine.priceHr = { value: price };
+    if (body.volumeIds !== undefined) machine.volumeIds = [...body.volumeIds];
+    Object.assign(cluster, totals);
+    const entry = this.index.entryOf(cluster);
+    if (entry) this.index.refresh(entry);
+    return machine;
+  }
+
+  /** searchResources: the best matches among what the user may access. */
+  search(user: User, query: string): SearchResult[] {
+    const { terms, type } = parseSearchQuery(query);
+    return this.index
+      .search({ terms, type, canAccess: (access) => user.access.has(access) })
+      .map(({ entry, score }) => ({ resourceName: entry.resourceName, resourceType: entry.resourceType, score, [entry.resourceType]: entry.resource }) as SearchResult);
+  }
+
+  private registerKey(user: User, keyId: string, sha256: string, createTime: string): void {
+    const replaced = user.keys.get(keyId);
+    if (replaced) this.keyOwners.delete(replaced.sha256);
+    user.keys.set(keyId, { sha256, createTime });
+    this.keyOwners.set(sha256, user);
+  }
+}

@@ -1,0 +1,119 @@
+/** The command line: flags and environment, what it prints, exit codes, and the bin's clean shutdown. */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { runCli, type CliResult } from "../src/index.js";
+
+const started: CliResult[] = [];
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await Promise.all(started.splice(0).map((r) => r.stub?.close()));
+});
+
+/** Runs the command in this process and collects what it writes. */
+async function run(...argv: string[]): Promise<CliResult & { out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const result = await runCli(argv, { stdout: (t) => (out += t), stderr: (t) => (err += t) });
+  started.push(result);
+  return { ...result, out, err };
+}
+
+const example = fileURLToPath(new URL("../examples/fixtures.yaml", import.meta.url));
+const search = (url: string, key: string, query = "type:project") =>
+  fetch(`${url}/v1/resources/search?query=${query}`, { headers: { authorization: `Bearer ${key}` } });
+
+describe("compute-stub flags", () => {
+  it.each([
+    ["a port that is not a number", ["--port", "http"], /--port.*must be an integer from 0 to 65535/],
+    ["a port out of range", ["--port", "70000"], /must be an integer from 0 to 65535/],
+    ["a data set too small to generate", ["--generate", "5"], /--generate.*at least|from 10/],
+    ["--data with --generate", ["--data", "x.json", "--generate", "100"], /cannot be used with/],
+    ["an unknown log level", ["--log-level", "loud"], /Allowed choices are fatal, error/],
+    ["a CORS origin that is not one", ["--cors-origin", "ftp://files.example"], /is not an origin/],
+    ["a key that cannot be sent", ["--api-key", "has spaces"], /may hold only/],
+    ["an unknown flag", ["--verbose"], /unknown option '--verbose'/],
+    ["an argument", ["serve"], /too many arguments/],
+  ])("exits with 2 and says why for %s", async (_name, argv, message) => {
+    const { exitCode, err, stub } = await run(...argv);
+    expect({ exitCode, stub }).toEqual({ exitCode: 2, stub: undefined });
+    expect(err).toMatch(message);
+  });
+
+  it("prints help and exits with 0", async () => {
+    const { exitCode, out } = await run("--help");
+    expect(exitCode).toBe(0);
+    expect(out).toMatch(/Usage: compute-stub \[options\][\s\S]*--api-key <key>[\s\S]*env: STUB_API_KEY/);
+  });
+
+  it("exits with 1 naming each offending path of a bad --data file", async () => {
+    const { exitCode, err } = await run("--data", fileURLToPath(new URL("./fixtures/no-such-file.yaml", import.meta.url)));
+    expect(exitCode).toBe(1);
+    expect(err).toMatch(/no-such-file\.yaml cannot be served:\n {2}cannot be read: ENOENT/);
+  });
+});
+
+describe("compute-stub start-up", () => {
+  it("generates a key, prints it with a curl line that works, and the URL", async () => {
+    const { exitCode, out, stub } = await run("--port", "0", "--log-level", "silent");
+    expect(exitCode).toBe(0);
+    const key = /^ {2}(cak_[A-Za-z0-9_-]{43})$/m.exec(out)?.[1] ?? "";
+    const curl = /curl -H "Authorization: Bearer (\S+)" "(\S+)"/.exec(out);
+    expect(out).toContain(`listening on ${stub?.url} (docs: ${stub?.url}/docs)`);
+    expect(curl?.[1]).toBe(key);
+    const res = await fetch(curl?.[2] ?? "", { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { results: unknown[] }).results.length).toBeGreaterThan(0);
+
+    // The same port again: start-up fails with a message, not a crash.
+    const again = await run("--port", String(new URL(stub?.url ?? "").port), "--log-level", "silent");
+    expect(again.exitCode).toBe(1);
+    expect(again.err).toMatch(/cannot start: .*EADDRINUSE/);
+  });
+
+  it("serves a --data file, takes PORT and STUB_API_KEY from the environment and never prints that key", async () => {
+    vi.stubEnv("PORT", "0");
+    vi.stubEnv("STUB_API_KEY", "cak_from-the-environment");
+    const { out, stub } = await run("--data", example, "--log-level", "silent");
+    expect(out).not.toContain("cak_from-the-environment");
+    expect(out).toContain('curl -H "Authorization: Bearer $STUB_API_KEY"');
+    const url = stub?.url ?? "";
+    // The first user gets the key; the file's keys work too, whether given in clear or as a hash.
+    for (const key of ["cak_from-the-environment", "cak_example-dev-key"]) {
+      expect(await (await search(url, key)).json()).toMatchObject({ results: [{ resourceName: "projects/proj-shop" }] });
+    }
+    expect(await (await search(url, "cak_example-ops-key", "type:billingAccount")).json()).toMatchObject({ results: [{ resourceName: "billingAccounts/ba-shop" }] });
+  });
+
+  it("serves a generated data set", async () => {
+    const { stub } = await run("--generate", "300", "--seed", "3", "--port", "0", "--log-level", "silent", "--api-key", "cak_generated");
+    const { results } = (await (await search(stub?.url ?? "", "cak_generated", "type:disk")).json()) as { results: unknown[] };
+    expect(results.length).toBeGreaterThan(10);
+  });
+});
+
+describe.concurrent("the compute-stub bin", () => {
+  it("shuts down cleanly on SIGTERM", async () => {
+    const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", bin, "--port", "0", "--log-level", "silent"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (t: string) => (out += t));
+    await vi.waitFor(() => expect(out).toMatch(/Bearer (\S+)" "(\S+)"/), { timeout: 20_000, interval: 100 });
+    const [, key, url] = /Bearer (\S+)" "(\S+)"/.exec(out) ?? [];
+    expect((await fetch(url ?? "", { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    child.kill("SIGTERM");
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+    expect(out).toContain("SIGTERM, shutting down");
+  });
+
+  it("exits with 2 on a bad flag", async () => {
+    const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", bin, "--port", "x"], { stdio: "ignore" });
+    const [code] = await once(child, "exit");
+    expect(code).toBe(2);
+  });
+});

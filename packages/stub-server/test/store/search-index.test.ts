@@ -1,0 +1,101 @@
+/** The search index on small hand-made data: the scores, order, cap, access and type rules of the spec. */
+import { describe, expect, it } from "vitest";
+import { SearchIndex, type SearchResource } from "../../src/store/search-index.js";
+import type { ResourceType } from "../../src/types.js";
+
+const volume = (id: string, fields: Record<string, unknown> = {}, projectId = "p1"): SearchResource => ({
+  resourceType: "volume",
+  resourceName: `projects/${projectId}/volumes/${id}`,
+  access: `p:${projectId}`,
+  resource: { id, projectId, ...fields },
+});
+
+const search = (resources: SearchResource[], terms: string[], options: { type?: ResourceType; access?: string[] } = {}) =>
+  new SearchIndex(resources)
+    .search({ terms, type: options.type, canAccess: (a) => (options.access ?? ["p:p1", "p:p2", "b:b1"]).includes(a) })
+    .map((h) => [h.entry.resourceName.split("/").pop(), h.score]);
+
+describe("SearchIndex scores", () => {
+  const cases: [string, { resource: SearchResource; terms: string[]; score: number | undefined }][] = [
+    ["an exact id", { resource: volume("vol-data"), terms: ["vol-data"], score: 100 }],
+    ["a prefix of the id", { resource: volume("vol-data"), terms: ["vol"], score: 80 }],
+    ["a substring of the id", { resource: volume("vol-data"), terms: ["data"], score: 60 }],
+    ["an exact other field", { resource: volume("v1", { state: "ACTIVE" }), terms: ["active"], score: 50 }],
+    ["a prefix of another field", { resource: volume("v1", { nfsServer: "nfs-1.internal" }), terms: ["nfs-1"], score: 40 }],
+    ["a substring of another field", { resource: volume("v1", { nfsServer: "nfs-1.internal" }), terms: ["internal"], score: 30 }],
+    ["an item of a string array", { resource: volume("v1", { tags: ["gpu", "fast"] }), terms: ["fast"], score: 50 }],
+    ["the resourceName", { resource: volume("v1"), terms: ["projects/p1/volumes"], score: 40 }],
+    ["any case", { resource: volume("Vol-Data", { state: "ACTIVE" }), terms: ["vol-data"], score: 100 }],
+    ["the best match of a term", { resource: volume("vol", { nfsPath: "vol" }), terms: ["vol"], score: 100 }],
+    ["the mean of the terms", { resource: volume("vol-data", { state: "ACTIVE" }), terms: ["vol-data", "act"], score: 70 }],
+    ["the mean rounded down", { resource: volume("vol-data", { state: "ACTIVE" }), terms: ["data", "active", "ctiv"], score: 46 }],
+    ["no match of one term", { resource: volume("vol-data"), terms: ["vol", "absent"], score: undefined }],
+    ["no string field but strings", { resource: volume("v1", { sizeGib: 2048, priceHr: { value: "2048" } }), terms: ["2048"], score: undefined }],
+  ];
+  it.each(cases)("scores %s", (_name, { resource, terms, score }) => {
+    expect(search([resource], terms)[0]?.[1]).toBe(score);
+  });
+
+  it("takes a billing account's displayName as its name", () => {
+    const account: SearchResource = {
+      resourceType: "billingAccount",
+      resourceName: "billingAccounts/b1",
+      access: "b:b1",
+      resource: { id: "b1", displayName: "Research lab" },
+    };
+    expect(search([account], ["research lab"])).toEqual([["b1", 100]]);
+    expect(search([account], ["research"])).toEqual([["b1", 80]]);
+    expect(search([account], ["b:b1"])).toEqual([]);
+  });
+});
+
+describe("SearchIndex order, cap, access and type", () => {
+  it("sorts by score, then resourceName in code point order", () => {
+    const resources = ["b-x", "B-x", "a-x", "x", "\u{1F600}-x", "\uFFFD-x"].map((id) => volume(id));
+    // x is exact (100); the others hold x as a substring (60) and sort by code point: "B" < "a" < "b" < U+FFFD < U+1F600.
+    expect(search(resources, ["x"])).toEqual([
+      ["x", 100],
+      ["B-x", 60],
+      ["a-x", 60],
+      ["b-x", 60],
+      ["\uFFFD-x", 60],
+      ["\u{1F600}-x", 60],
+    ]);
+  });
+
+  it("returns at most 100 results, the best ones", () => {
+    const resources = Array.from({ length: 150 }, (_, i) => volume(`vol-${String(i).padStart(3, "0")}`));
+    resources.push(volume("vol"), volume("zzz", { nfsPath: "vol" }));
+    const hits = search(resources, ["vol"]);
+    expect(hits).toHaveLength(100);
+    expect(hits[0]).toEqual(["vol", 100]);
+    expect(hits.slice(1).every(([, s]) => s === 80)).toBe(true);
+    expect(hits[99]).toEqual(["vol-098", 80]);
+  });
+
+  it("returns only what the caller may access", () => {
+    const resources = [volume("v-1", {}, "p1"), volume("v-2", {}, "p2")];
+    expect(search(resources, ["v-"], { access: ["p:p2"] })).toEqual([["v-2", 80]]);
+    expect(search(resources, ["v-"], { access: [] })).toEqual([]);
+  });
+
+  it("narrows to one type, and with no other term returns every resource of it with score 0", () => {
+    const disk: SearchResource = { resourceType: "disk", resourceName: "projects/p1/disks/d-1", access: "p:p1", resource: { id: "d-1" } };
+    const resources = [volume("v-1"), volume("v-2"), disk];
+    expect(search(resources, ["1"], { type: "disk" })).toEqual([["d-1", 60]]);
+    expect(search(resources, [], { type: "volume" })).toEqual([
+      ["v-1", 0],
+      ["v-2", 0],
+    ]);
+  });
+
+  it("sees a resource's new text after refresh", () => {
+    const resource = volume("v-1", { state: "CREATING" });
+    const index = new SearchIndex([resource]);
+    const find = (term: string) => index.search({ terms: [term], canAccess: () => true }).length;
+    resource.resource["state"] = "ACTIVE";
+    const entry = index.entryOf(resource.resource);
+    if (entry) index.refresh(entry);
+    expect([find("creating"), find("active")]).toEqual([0, 1]);
+  });
+});

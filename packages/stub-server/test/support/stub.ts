@@ -1,0 +1,73 @@
+/** A real stub on an ephemeral 127.0.0.1 port, with a key per built-in user, for the tests of this package. */
+import { Writable } from "node:stream";
+import { createLogger, createSchemaValidator, loadSpec } from "@compute-api/contract";
+import { expect } from "vitest";
+import { apiKeyPrefix, builtinFixtures, startServer, type RunningStub, type ServerOptions } from "../../src/index.js";
+
+/** The built-in users. */
+export const users = ["alice", "bob", "carol", "dave"] as const;
+export type UserId = (typeof users)[number];
+
+/** A running stub, its users' keys, the log lines it wrote, and a fetch bound to it. */
+export interface TestStub extends RunningStub {
+  keys: Record<UserId, string>;
+  logs: string[];
+  /** fetch against the stub; `as` sends that user's key (default alice), `as: null` sends none. */
+  call(path: string, init?: RequestInit & { as?: UserId | null }): Promise<Response>;
+}
+
+/** Starts a stub with the built-in data (or options.fixtures) and a known key for each of its users named in `users`. */
+export async function startTestStub(options: ServerOptions = {}): Promise<TestStub> {
+  const keys = Object.fromEntries(users.map((u) => [u, `${apiKeyPrefix}test-${u}-${Math.random().toString(36).slice(2)}`])) as Record<UserId, string>;
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+      done();
+    },
+  });
+  const stub = await startServer({
+    port: 0,
+    logger: createLogger({ level: "info", destination }),
+    ...options,
+    apiKeys: Object.fromEntries(Object.entries(keys).filter(([u]) => (options.fixtures ?? builtinFixtures()).users.some((f) => f.id === u))),
+  });
+  return {
+    ...stub,
+    keys,
+    logs,
+    call(path, { as = "alice", headers, ...init } = {}) {
+      const h = new Headers(headers);
+      if (as) h.set("authorization", `Bearer ${keys[as]}`);
+      if (typeof init.body === "string" && !h.has("content-type")) h.set("content-type", "application/json");
+      return fetch(`${stub.url}${path}`, { ...init, headers: h });
+    },
+  };
+}
+
+/** Sends a JSON body with the method. */
+export const json = (method: string, body: unknown): RequestInit => ({ method, body: JSON.stringify(body) });
+
+const validator = createSchemaValidator(loadSpec());
+
+/** Asserts an error answer: the status, JSON, a body valid against ErrorBody whose code is the status. Returns the body. */
+export async function expectError(res: Response, status: number): Promise<ErrorBodyLike> {
+  const body = (await res.json()) as ErrorBodyLike;
+  expect({ status: res.status, body }).toMatchObject({ status, body: { code: status } });
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  expect(validator.validate("#/components/schemas/ErrorBody", body)).toEqual([]);
+  return body;
+}
+
+/** What the tests read of an error body. */
+export interface ErrorBodyLike {
+  code: number;
+  message: string;
+  details?: { "@type": string; reason?: string; metadata?: Record<string, string>; fieldViolations?: { field: string; description: string; reason?: string }[] }[];
+}
+
+/** The field violations of an error body. */
+export const violations = (body: ErrorBodyLike) => body.details?.flatMap((d) => d.fieldViolations ?? []) ?? [];
+
+/** The ErrorInfo reasons of an error body. */
+export const reasons = (body: ErrorBodyLike) => body.details?.flatMap((d) => (d.reason ? [d.reason] : [])) ?? [];
