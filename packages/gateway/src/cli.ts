@@ -1,0 +1,94 @@
+/** The command line of compute-gateway: flags, each also read from the environment, checked before start-up. */
+import { availableParallelism } from "node:os";
+import { CommanderError, Command, InvalidArgumentError, Option } from "commander";
+import type { ResponseValidationMode } from "@compute-api/contract";
+import { defaults, parseUpstreamUrl, upstreamRequired } from "./options.js";
+
+/** What the command line decides. */
+export interface CliConfig {
+  upstream: URL;
+  port: number;
+  host: string;
+  responseValidation: ResponseValidationMode;
+  timeoutMs: number;
+  maxBodyBytes?: number;
+  maxResponseBytes: number;
+  workers: number;
+  passthroughUnknown: boolean;
+  logLevel: string;
+}
+
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => (value: string) => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
+  return n;
+};
+
+const upstreamUrl = (value: string) => {
+  try {
+    return parseUpstreamUrl(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+};
+
+const flag = (value: string | undefined, name: string): boolean => {
+  if (value === undefined) return false;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off|)$/i.test(value)) return false;
+  throw new InvalidArgumentError(`${name} must be true or false, not ${JSON.stringify(value)}`);
+};
+
+/** The commander program; exits through CommanderError instead of process.exit. */
+export function createProgram(): Command {
+  return new Command("compute-gateway")
+    .description("A reverse proxy that holds a compute-api backend to the OpenAPI spec, requests and responses.")
+    .addOption(new Option("--upstream <url>", "base URL of the backend, such as http://127.0.0.1:4010 (required)").env("UPSTREAM_URL").argParser(upstreamUrl))
+    .addOption(new Option("--port <n>", "port to listen on (0: any free port)").env("PORT").default(8080).argParser(integer(0, 65535)))
+    .addOption(new Option("--host <host>", "address to listen on").env("HOST").default("127.0.0.1"))
+    .addOption(
+      new Option("--response-validation <mode>", "enforce: non-conforming responses become 502; report: pass, flagged and logged; off")
+        .env("RESPONSE_VALIDATION")
+        .choices(["enforce", "report", "off"])
+        .default(defaults.responseValidation),
+    )
+    .addOption(new Option("--timeout-ms <n>", "time the backend has for its whole response").env("TIMEOUT_MS").default(defaults.timeoutMs).argParser(integer(1)))
+    .addOption(new Option("--max-body-bytes <n>", "largest request body (default 1 MiB)").env("MAX_BODY_BYTES").argParser(integer(1)))
+    .addOption(
+      new Option("--max-response-bytes <n>", "largest upstream response body; larger is 502")
+        .env("MAX_RESPONSE_BYTES")
+        .default(defaults.maxResponseBytes)
+        .argParser(integer(1)),
+    )
+    .addOption(
+      new Option("--workers <n>", "processes serving the port (node:cluster); `auto`: one per core")
+        .env("WORKERS")
+        .default(1)
+        .argParser((value) => (value === "auto" ? availableParallelism() : integer(1, 1024)(value))),
+    )
+    .addOption(new Option("--passthrough-unknown", "forward paths and methods the spec does not know, unvalidated (env: PASSTHROUGH_UNKNOWN=true)"))
+    .addOption(new Option("--log-level <level>", "pino level").env("LOG_LEVEL").choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"))
+    .exitOverride()
+    .showHelpAfterError(false);
+}
+
+/** Parses arguments (without node and script) and process.env into a configuration; throws CommanderError. */
+export function parseCommandLine(args: string[]): CliConfig {
+  const program: Command = createProgram();
+  program.parse(args, { from: "user" });
+  const o = program.opts<Omit<CliConfig, "upstream" | "passthroughUnknown"> & { upstream?: URL; passthroughUnknown?: boolean }>();
+  if (!o.upstream) program.error(`error: ${upstreamRequired}`, { exitCode: 2, code: "gateway.upstream" });
+  let passthroughUnknown: boolean;
+  try {
+    passthroughUnknown = o.passthroughUnknown ?? flag(process.env["PASSTHROUGH_UNKNOWN"], "PASSTHROUGH_UNKNOWN");
+  } catch (error) {
+    program.error(`error: ${(error as Error).message}`, { exitCode: 2, code: "gateway.passthrough" });
+  }
+  return { ...o, upstream: o.upstream, passthroughUnknown };
+}
+
+/** Exit status of a command-line error: 0 for --help, 2 for anything the caller got wrong. */
+export function exitCodeOf(error: unknown): number | undefined {
+  if (!(error instanceof CommanderError)) return undefined;
+  return error.exitCode === 0 ? 0 : 2;
+}

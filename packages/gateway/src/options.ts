@@ -1,0 +1,67 @@
+/** The options of a gateway, their defaults, and the check of the upstream URL. */
+import type { Logger, OpenApiDocument, ResponseValidationMode } from "@compute-api/contract";
+import type { Registry } from "prom-client";
+
+/** How a gateway is built; only `upstream` is required. */
+export interface GatewayOptions {
+  /** Base URL of the backend, such as `http://127.0.0.1:4010`; a path prefix is kept. */
+  upstream: string | URL;
+  /** `enforce` (default): a non-conforming response becomes 502; `report`: it passes, counted and logged; `off`. */
+  responseValidation?: ResponseValidationMode;
+  /** How long the backend has to send its whole response, in ms; default 30000. */
+  timeoutMs?: number;
+  /** Largest request body in bytes; default the contract's 1 MiB. */
+  maxBodyBytes?: number;
+  /** Largest upstream response body in bytes; a larger one becomes 502. Default 8 MiB. */
+  maxResponseBytes?: number;
+  /** Forward paths and methods the spec does not know, unvalidated, instead of answering 404/405. */
+  passthroughUnknown?: boolean;
+  /** Most keep-alive connections to the backend; default 128. */
+  connections?: number;
+  /** pino logger; default one writing JSON lines to stdout. */
+  logger?: Logger;
+  /** Also export prom-client's process metrics (CPU, memory, event loop); default false. */
+  collectDefaultMetrics?: boolean;
+  /** Given the gateway's registry once, returns what produces the text of `/metrics`; default the registry's own text. */
+  metricsSource?: (registry: Registry) => () => Promise<string>;
+  /** The bundled document; default generated/openapi.json. */
+  spec?: OpenApiDocument;
+  /** false makes the gateway a plain proxy that validates nothing: only for measuring what validation costs. */
+  validate?: boolean;
+}
+
+/** Defaults of the optional settings. */
+export const defaults = {
+  responseValidation: "enforce",
+  timeoutMs: 30_000,
+  maxResponseBytes: 8 * 1024 * 1024,
+  connections: 128,
+} as const;
+
+/** The message when no upstream URL was given. */
+export const upstreamRequired = "the upstream URL is required (--upstream or UPSTREAM_URL), such as http://127.0.0.1:4010";
+
+/** Parses the upstream URL: absolute http(s) with a host, no credentials, query or fragment; throws a readable error. */
+export function parseUpstreamUrl(value: string | URL | undefined): URL {
+  if (value === undefined || String(value).trim() === "") {
+    throw new Error(upstreamRequired);
+  }
+  let url: URL;
+  try {
+    url = new URL(String(value));
+  } catch {
+    throw new Error(`the upstream URL ${JSON.stringify(String(value))} is not a URL; give one such as http://127.0.0.1:4010`);
+  }
+  const problem =
+    url.protocol !== "http:" && url.protocol !== "https:"
+      ? `its scheme must be http or https, not ${url.protocol.slice(0, -1)}`
+      : url.hostname === ""
+        ? "it has no host"
+        : url.username || url.password
+          ? "it must not carry credentials"
+          : url.search || url.hash
+            ? "it must not have a query or fragment"
+            : undefined;
+  if (problem) throw new Error(`the upstream URL ${JSON.stringify(url.origin + url.pathname)} is not usable: ${problem}`);
+  return url;
+}

@@ -1,0 +1,70 @@
+/** Starting compute-gateway from its command line: one process, or a node:cluster primary and its workers. */
+import cluster from "node:cluster";
+import type { Server } from "node:http";
+import { createLogger, type Logger } from "@compute-api/contract";
+import { createGateway } from "./app.js";
+import { exitCodeOf, parseCommandLine, type CliConfig } from "./cli.js";
+import { announceReady, clusterMetrics, runPrimary } from "./cluster.js";
+
+/** Builds a gateway from the configuration and listens; stops gracefully on SIGTERM and SIGINT. */
+export async function serve(config: CliConfig, logger: Logger): Promise<Server> {
+  const gateway = await createGateway({
+    upstream: config.upstream,
+    responseValidation: config.responseValidation,
+    timeoutMs: config.timeoutMs,
+    maxResponseBytes: config.maxResponseBytes,
+    passthroughUnknown: config.passthroughUnknown,
+    logger,
+    collectDefaultMetrics: true,
+    ...(config.maxBodyBytes === undefined ? {} : { maxBodyBytes: config.maxBodyBytes }),
+    ...(cluster.isWorker ? { metricsSource: clusterMetrics } : {}),
+  });
+  const server = gateway.app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  // Longer than the idle timeout of common load balancers (60 s), so that they close idle connections first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  logger.info(
+    { url: `http://${config.host}:${port}`, upstream: config.upstream.href, responseValidation: config.responseValidation, pid: process.pid },
+    "compute-gateway listening",
+  );
+  const stop = () => {
+    logger.info("compute-gateway stopping");
+    server.close(() => void gateway.close().then(() => process.exit(0)));
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), 10_000).unref();
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  if (cluster.isWorker) announceReady();
+  return server;
+}
+
+/** The compute-gateway command: parses the arguments, then serves (as a cluster with --workers above 1). */
+export async function main(args: string[]): Promise<void> {
+  let config: CliConfig;
+  try {
+    config = parseCommandLine(args);
+  } catch (error) {
+    const exitCode = exitCodeOf(error);
+    if (exitCode === undefined) throw error;
+    process.exitCode = exitCode;
+    return;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  if (config.workers > 1 && cluster.isPrimary) {
+    runPrimary(config.workers, logger);
+    return;
+  }
+  try {
+    await serve(config, logger);
+  } catch (error) {
+    logger.fatal({ err: error }, "compute-gateway failed to start");
+    process.exit(1);
+  }
+}

@@ -1,0 +1,23 @@
+/** Which requests the spec describes, for `--passthrough-unknown`. */
+import type { OpenApiDocument } from "@compute-api/contract";
+
+const methods = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+
+/**
+ * Returns a test of whether a method and path belong to an operation of the spec. It errs towards "known"
+ * (any case, a trailing slash, HEAD as GET), so that nothing the validator would route escapes validation.
+ */
+export function createSpecRouteTest(spec: OpenApiDocument): (method: string, path: string) => boolean {
+  const routes = Object.entries(spec.paths).map(([template, item]) => ({
+    pattern: new RegExp(`^${template.split(/\{[^}]+\}/).map(escapeRegExp).join("[^/]*")}/?$`, "i"),
+    methods: new Set(Object.keys(item).filter((m) => methods.has(m))),
+  }));
+  return (method, path) => {
+    const m = method.toLowerCase();
+    return routes.some((r) => r.pattern.test(path) && (r.methods.has(m) || (m === "head" && r.methods.has("get"))));
+  };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,127 @@
+/** The compute-gateway command: flags and environment, exit status 2 on bad input, and a real start. */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseCommandLine } from "../src/cli.js";
+import { json, listen, testUpstream } from "./support/servers.js";
+
+const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
+
+/** Runs the bin from source; resolves when it exits or prints a line matching `until`. */
+function run(args: string[], env: Record<string, string> = {}, until?: RegExp) {
+  const child = spawn(process.execPath, ["--conditions", "source", "--import", "tsx", bin, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const done = new Promise<{ code: number | null; output: string }>((resolve) => {
+    const check = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (until?.test(output)) resolve({ code: null, output });
+    };
+    child.stdout.on("data", check);
+    child.stderr.on("data", check);
+    child.on("exit", (code) => resolve({ code, output }));
+  });
+  return { child, done };
+}
+
+const saved = { ...process.env };
+afterEach(() => {
+  process.env = { ...saved };
+});
+
+describe("parseCommandLine", () => {
+  it("reads flags, with defaults for the rest", () => {
+    expect(parseCommandLine(["--upstream", "http://127.0.0.1:4010", "--port", "0", "--response-validation", "report", "--workers", "3", "--passthrough-unknown"])).toMatchObject({
+      upstream: new URL("http://127.0.0.1:4010"),
+      port: 0,
+      host: "127.0.0.1",
+      responseValidation: "report",
+      timeoutMs: 30_000,
+      workers: 3,
+      passthroughUnknown: true,
+    });
+  });
+
+  it("reads each setting from the environment, and a flag wins over it", () => {
+    Object.assign(process.env, {
+      UPSTREAM_URL: "http://backend:9000",
+      PORT: "9090",
+      HOST: "0.0.0.0",
+      RESPONSE_VALIDATION: "off",
+      TIMEOUT_MS: "1500",
+      MAX_BODY_BYTES: "2048",
+      MAX_RESPONSE_BYTES: "4096",
+      WORKERS: "2",
+      PASSTHROUGH_UNKNOWN: "true",
+    });
+    expect(parseCommandLine(["--port", "7070"])).toEqual({
+      upstream: new URL("http://backend:9000"),
+      port: 7070,
+      host: "0.0.0.0",
+      responseValidation: "off",
+      timeoutMs: 1500,
+      maxBodyBytes: 2048,
+      maxResponseBytes: 4096,
+      workers: 2,
+      passthroughUnknown: true,
+      logLevel: "info",
+    });
+    process.env["PASSTHROUGH_UNKNOWN"] = "false";
+    expect(parseCommandLine([]).passthroughUnknown).toBe(false);
+  });
+});
+
+describe("compute-gateway", () => {
+  it.concurrent.each([
+    ["no upstream", [], /upstream URL is required \(--upstream or UPSTREAM_URL\)/],
+    ["a malformed upstream", ["--upstream", "localhost:4010"], /upstream URL "localhost:4010" is not a URL|scheme must be http or https/],
+    ["an unknown mode", ["--upstream", "http://127.0.0.1:1", "--response-validation", "strict"], /Allowed choices are enforce, report, off/],
+  ])("exits 2 with a clear message given %s", async (_name, args, message) => {
+    const { done } = run(args, { UPSTREAM_URL: "" });
+    const { code, output } = await done;
+    expect(code).toBe(2);
+    expect(output).toMatch(message);
+  });
+
+  it("starts in front of an upstream and answers", async () => {
+    const upstream = await testUpstream();
+    upstream.answer = (_req, res) => json(res, 200, { results: [] });
+    const { child, done } = run(["--upstream", upstream.url, "--port", "0"], {}, /"msg":"compute-gateway listening"/);
+    try {
+      const { output } = await done;
+      const url = /"url":"([^"]+)"/.exec(output)?.[1];
+      const res = await fetch(`${url}/v1/resources/search?query=a`, { headers: { authorization: "Bearer k" } });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ results: [] });
+    } finally {
+      child.kill("SIGTERM");
+      await upstream.close();
+    }
+  });
+
+  it("with --workers 2 serves from two processes and sums /metrics over both", async () => {
+    const upstream = await testUpstream();
+    upstream.answer = (_req, res) => json(res, 200, { results: [] });
+    const port = await freePort();
+    const { child, done } = run(["--upstream", upstream.url, "--port", String(port), "--workers", "2"], {}, /listening[\s\S]*listening/);
+    try {
+      const { output } = await done;
+      expect(new Set([...output.matchAll(/"pid":(\d+),"msg":"compute-gateway listening"/g)].map((m) => m[1])).size).toBe(2);
+      for (let i = 0; i < 6; i++) await fetch(`http://127.0.0.1:${port}/v1/resources/search?query=a`, { headers: { authorization: "Bearer k" } });
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toContain('gateway_requests_total{operation_id="searchResources",status="200"} 6');
+    } finally {
+      child.kill("SIGTERM");
+      await upstream.close();
+    }
+  });
+});
+
+/** A port that was free a moment ago (workers share one fixed port; 0 would give each its own). */
+async function freePort(): Promise<number> {
+  const server = await listen(() => {});
+  await server.close();
+  return server.port;
+}

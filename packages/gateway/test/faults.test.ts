@@ -1,0 +1,55 @@
+/** Faults that need more than a misbehaving answer: an upstream that is not there, and a caller that leaves. */
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auth, listen, testGateway, testUpstream, type TestGateway, type TestUpstream } from "./support/servers.js";
+
+describe("an upstream that cannot be reached", () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    // A port that was just free: nothing listens there.
+    const closed = await listen(() => {});
+    await closed.close();
+    gateway = await testGateway({ upstream: closed.url });
+  });
+  afterAll(() => gateway.close());
+
+  it("is answered 503 with Retry-After and the error body", async () => {
+    const res = await fetch(`${gateway.url}/v1/resources/search?query=a`, { headers: auth });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("1");
+    expect(await res.json()).toMatchObject({
+      code: 503,
+      details: expect.arrayContaining([expect.objectContaining({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1s" })]),
+    });
+  });
+
+  it("makes /readyz answer 503 while /healthz stays 200", async () => {
+    expect((await fetch(`${gateway.url}/readyz`)).status).toBe(503);
+    expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
+  });
+});
+
+describe("a caller that disconnects", () => {
+  let upstream: TestUpstream;
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    upstream = await testUpstream();
+    upstream.answer = () => {}; // never answers
+    gateway = await testGateway({ upstream: upstream.url });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+
+  it("aborts its upstream request", async () => {
+    const caller = request(`${gateway.url}/v1/resources/search?query=a`, { headers: auth, agent: false });
+    caller.on("error", () => {});
+    caller.end();
+    await expect.poll(() => upstream.received.length).toBe(1);
+    caller.destroy();
+    await expect.poll(() => upstream.aborted.length).toBe(1);
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(metrics).toContain('gateway_requests_total{operation_id="searchResources",status="aborted"} 1');
+  });
+});

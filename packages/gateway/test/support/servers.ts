@@ -1,0 +1,110 @@
+/** Real servers on ephemeral 127.0.0.1 ports: test upstreams and gateways whose log lines are kept. */
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { Writable } from "node:stream";
+import { createLogger } from "@compute-api/contract";
+import { createGateway, type Gateway, type GatewayOptions } from "../../src/index.js";
+
+/** A listening server and how to reach and stop it. */
+export interface Listening {
+  server: Server;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Listens on an ephemeral 127.0.0.1 port. */
+export async function listen(listener: RequestListener | Server): Promise<Listening> {
+  const server = typeof listener === "function" ? createServer(listener) : listener;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    server,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** A request as the upstream received it. */
+export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  rawHeaders: string[];
+  body: Buffer;
+}
+
+/** An upstream whose answer each test sets, which records (and counts) what reaches it. */
+export interface TestUpstream extends Listening {
+  received: Received[];
+  /** Requests whose connection closed before the upstream answered. */
+  aborted: Received[];
+  /** How the next requests are answered; default 200 `{}`. */
+  answer: (req: Received, res: ServerResponse) => void;
+}
+
+/** Starts a TestUpstream. */
+export async function testUpstream(): Promise<TestUpstream> {
+  let upstream: TestUpstream | undefined;
+  const listening = await listen((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const received: Received = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) };
+      upstream?.received.push(received);
+      res.on("close", () => {
+        if (!res.writableFinished) upstream?.aborted.push(received);
+      });
+      upstream?.answer(received, res);
+    });
+  });
+  upstream = Object.assign(listening, { received: [], aborted: [], answer: (_req: Received, res: ServerResponse) => json(res, 200, {}) });
+  return upstream;
+}
+
+/** Answers with a JSON body. */
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** A gateway on an ephemeral port, with the JSON log lines it wrote. */
+export interface TestGateway extends Listening {
+  gateway: Gateway;
+  logs: Record<string, unknown>[];
+  /** The raw log text, for searching for anything that must never be logged. */
+  logText(): string;
+}
+
+/** Builds and starts a gateway in front of upstream, logging into memory. */
+export async function testGateway(options: GatewayOptions): Promise<TestGateway> {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+      done();
+    },
+  });
+  const gateway = await createGateway({ logger: createLogger({ destination, level: "debug" }), ...options });
+  const listening = await listen(createServer(gateway.app));
+  return {
+    ...listening,
+    gateway,
+    get logs() {
+      return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+    logText: () => lines.join("\n"),
+    close: async () => {
+      await listening.close();
+      await gateway.close();
+    },
+  };
+}
+
+/** A valid bearer header for the gateway's form check (the key itself is never checked). */
+export const auth = { authorization: "Bearer test-key_123" };
