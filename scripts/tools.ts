@@ -12,8 +12,14 @@ export const specEntry = path.join(root, "openapi", "openapi.yaml");
 /** Where the committed, generated artefacts live. */
 export const generatedDir = path.join(root, "generated");
 
-// Redocly CLI phones home and prints update notices unless told not to; this machine has no network for that.
-const quietEnv = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" };
+// Redocly CLI and Optic send telemetry and print update notices unless told not to; none of that is wanted.
+const quietEnv = {
+  ...process.env,
+  REDOCLY_TELEMETRY: "off",
+  REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
+  OPTIC_TELEMETRY_LEVEL: "off",
+  NO_COLOR: "1",
+};
 
 /** Result of one tool run. */
 export interface ToolResult {
