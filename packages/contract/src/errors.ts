@@ -117,6 +117,8 @@ export function toFieldViolation(item: ValidatorErrorItem): FieldViolation {
   // Ajv names an unknown property in the message; point the field at it.
   const extra = /must NOT have additional properties|Unknown query parameter/.test(description) ? /'([^']+)'/.exec(description) : null;
   if (extra && !field.endsWith(extra[1] ?? "")) field = field ? `${field}.${extra[1]}` : (extra[1] ?? "");
+  // The last step of a missing or unknown property is a property name, even when it is made of digits.
+  if (reason === "required" || reason === "additionalProperties") field = field.replace(/\[(\d+)\]$/, (_m, name: string, at: number) => (at === 0 ? name : `.${name}`));
   return { field, description, reason };
 }
 
@@ -142,6 +144,11 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError(415, "unsupported body encoding or charset; send UTF-8 application/json");
   }
   if (typeof error.type === "string" && status < 500) return new ApiError(400, "request body cannot be read");
+  // express-openapi-validator: a path segment that does not decode (`%FF`, `%E0%A4`). Its error carries the raw
+  // path as if it were a field, so the path is named here instead.
+  if (status === 400 && /^malformed uri/.test(error.message ?? "")) {
+    return new ApiError(400, "the request path is not valid percent-encoded UTF-8", [errorInfoDetail("MALFORMED_URI")]);
+  }
   if (status === 400) return invalidRequest((error.errors ?? [{ message: error.message ?? "invalid request" }]).map(toFieldViolation));
   if (status >= 500) {
     const violations = (error.errors ?? []).map(toFieldViolation);

@@ -22,6 +22,7 @@ export {
   upstreamContractError,
   type ResponseCheck,
 } from "./response-check.js";
+export { answerClientErrors } from "./client-errors.js";
 export { createLogger, redactPaths, requestId, requestLogger, type Logger, type LoggerOptions } from "./logging.js";
 export {
   bearerToken,

@@ -3,9 +3,10 @@
  * stub server and the gateway: the same body limit, the same security check, the same compiled schemas.
  */
 import type { IncomingMessage, Server } from "node:http";
+import { parse as parseQueryString } from "node:querystring";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import { ApiError, errorInfoDetail, toApiError, toFieldViolation, type FieldViolation } from "./errors.js";
+import { ApiError, errorInfoDetail, invalidRequest, toApiError, toFieldViolation, type FieldViolation } from "./errors.js";
 import { loadSpec, type OpenApiDocument } from "./spec.js";
 import type { Logger } from "./logging.js";
 
@@ -69,7 +70,8 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
   const validator = OpenApiValidator.middleware({
     apiSpec: structuredClone(spec) as never,
     validateApiSpec: true,
-    validateRequests: { allErrors: true, allowUnknownQueryParameters: false, coerceTypes: false },
+    // Unknown query parameters are refused by undeclaredQueryParameters below, which names them as sent.
+    validateRequests: { allErrors: true, allowUnknownQueryParameters: true, coerceTypes: false },
     validateResponses,
     validateSecurity: {
       handlers: {
@@ -95,8 +97,30 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
       ...(onRawBody ? { verify: (req: IncomingMessage, _res: unknown, body: Buffer) => onRawBody(req, body) } : {}),
     }),
     ...(validator as RequestHandler[]),
+    undeclaredQueryParameters(spec),
   ];
   return { middleware, warmUp: () => warmUp(spec, middleware) };
+}
+
+/**
+ * Refuses query parameters the operation does not declare, named as sent. express-openapi-validator's own check
+ * comes after its bracket-notation handling, which drops a name such as `[x]` or `x[` (so it was neither refused
+ * nor seen) and renames `a[b]` to `a`; here the names are read from the query string itself.
+ */
+function undeclaredQueryParameters(spec: OpenApiDocument): RequestHandler {
+  type Parameter = { name?: string; in?: string; $ref?: string };
+  const deref = (p: Parameter): Parameter =>
+    p.$ref ? (p.$ref.replace(/^#\//, "").split("/").reduce<unknown>((acc, k) => (acc as Record<string, unknown>)[k], spec) as Parameter) : p;
+  return (req, _res, next) => {
+    const openapi = (req as Request & { openapi?: { openApiRoute?: string; schema?: { parameters?: Parameter[] } } }).openapi;
+    const search = req.originalUrl.indexOf("?");
+    if (!openapi?.openApiRoute || search < 0) return next();
+    const shared = (spec.paths[openapi.openApiRoute]?.["parameters"] as Parameter[] | undefined) ?? [];
+    const declared = new Set([...shared, ...(openapi.schema?.parameters ?? [])].map(deref).filter((p) => p.in === "query").map((p) => p.name));
+    const unknown = Object.keys(parseQueryString(req.originalUrl.slice(search + 1))).filter((name) => !declared.has(name));
+    if (unknown.length === 0) return next();
+    next(invalidRequest(unknown.map((name) => ({ field: name, description: `Unknown query parameter '${name}'`, reason: "invalid" }))));
+  };
 }
 
 /** One example request per operation of the spec, built from its parameter and request body examples. */

@@ -27,6 +27,9 @@ describe("toFieldViolation", () => {
     ["an unknown body field is named", { path: "/body", message: "must NOT have additional properties: 'color'", errorCode: "additionalProperties.openapi.validation" }, { field: "color", reason: "additionalProperties" }],
     ["an excluded enum value", { path: "/body/state", message: "must NOT be valid", errorCode: "not.openapi.validation" }, { field: "state", reason: "not", description: "is not an allowed value here" }],
     ["a pattern", { path: "/body/apikeyId", message: 'must match pattern "^[a-z0-9-]+$"', errorCode: "pattern.openapi.validation" }, { field: "apikeyId", reason: "pattern" }],
+    ["an unknown property named with digits is named as a property, not an array index", { path: "/body/priceHr/0", message: "must NOT have additional properties", errorCode: "additionalProperties.openapi.validation" }, { field: "priceHr.0", reason: "additionalProperties" }],
+    ["an unknown top-level property named with digits is named as it is", { path: "/body/12", message: "must NOT have additional properties", errorCode: "additionalProperties.openapi.validation" }, { field: "12", reason: "additionalProperties" }],
+    ["an index before a missing property stays an index", { path: "/body/volumeIds/2/id", message: "must have required property 'id'", errorCode: "required.openapi.validation" }, { field: "volumeIds[2].id", reason: "required" }],
   ])("%s", (_name, given, want) => {
     expect(toFieldViolation(given)).toMatchObject(want);
   });
@@ -50,6 +53,13 @@ describe("toApiError", () => {
     expect(error.status).toBe(status);
     const body = error.toBody();
     expect(body.code).toBe(status);
+    expect(errorBodyErrors(body)).toEqual([]);
+  });
+
+  it("a path segment that does not decode names no field and never echoes the path", () => {
+    const body = toApiError({ status: 400, path: "/v1/projects/proj%FF/cluster-machines/x", message: "malformed uri'" }).toBody();
+    expect(body).toMatchObject({ code: 400, details: [{ reason: "MALFORMED_URI" }] });
+    expect(JSON.stringify(body)).not.toContain("proj%FF");
     expect(errorBodyErrors(body)).toEqual([]);
   });
 

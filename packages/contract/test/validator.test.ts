@@ -1,5 +1,7 @@
+import type { AddressInfo } from "node:net";
+import express from "express";
 import { describe, expect, it } from "vitest";
-import { bearerToken, createContractValidator } from "../src/validator.js";
+import { bearerToken, createContractValidator, errorHandler } from "../src/validator.js";
 import { loadSpec, type OpenApiDocument } from "../src/spec.js";
 
 describe("warmUp", () => {
@@ -25,5 +27,38 @@ describe("bearerToken", () => {
     [undefined, undefined],
   ])("%j → %j", (header, want) => {
     expect(bearerToken({ headers: { authorization: header } })).toBe(want);
+  });
+});
+
+describe("unknown query parameters", () => {
+  it.each([
+    ["a name starting with a bracket is refused, not silently dropped", "/v1/resources/search?query=a&%5Bx%5D=1", "[x]"],
+    ["a name with a stray bracket is refused, not silently dropped", "/v1/resources/search?query=a&x%5B=1", "x["],
+    ["a name in bracket notation is named as sent", "/v1/resources/search?query=a&page%5Bsize%5D=1", "page[size]"],
+    ["a plain unknown name is named", "/v1/resources/search?query=a&page=2", "page"],
+    ["a bracket name on an operation without query parameters is refused", "/v1/api-keys?%5B%20=1", "[ "],
+  ])("%s", async (_name, path, field) => {
+    const validator = createContractValidator({ responses: "off" });
+    await validator.warmUp();
+    const app = express();
+    app.use(validator.middleware);
+    app.use((_req, res) => {
+      res.json({ results: [] });
+    });
+    app.use(errorHandler());
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, {
+        method: path.startsWith("/v1/api-keys") ? "POST" : "GET",
+        headers: { authorization: "Bearer k", "content-type": "application/json" },
+        ...(path.startsWith("/v1/api-keys") ? { body: '{"apikeyId":"abcd"}' } : {}),
+      });
+      const body = (await res.json()) as { details?: { fieldViolations?: { field: string; reason?: string }[] }[] };
+      expect(res.status).toBe(400);
+      expect(body.details?.flatMap((d) => d.fieldViolations ?? [])).toEqual([expect.objectContaining({ field, reason: "invalid" })]);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 /** Starting compute-gateway from its command line: one process, or a node:cluster primary and its workers. */
 import cluster from "node:cluster";
 import type { Server } from "node:http";
-import { createLogger, type Logger } from "@compute-api/contract";
+import { answerClientErrors, createLogger, type Logger } from "@compute-api/contract";
 import { createGateway } from "./app.js";
 import { exitCodeOf, parseCommandLine, type CliConfig } from "./cli.js";
 import { announceReady, clusterMetrics, runPrimary } from "./cluster.js";
@@ -27,6 +27,8 @@ export async function serve(config: CliConfig, logger: Logger): Promise<Server> 
   // Longer than the idle timeout of common load balancers (60 s), so that they close idle connections first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  // Requests Node's parser refuses (oversized headers, malformed HTTP) get the error body too.
+  answerClientErrors(server);
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   logger.info(

@@ -101,6 +101,22 @@ describe("compute-gateway", () => {
     }
   });
 
+  it("answers headers over Node's size limit with 431 and the error body, not Node's empty answer", async () => {
+    const upstream = await testUpstream();
+    const { child, done } = run(["--upstream", upstream.url, "--port", "0"], {}, /"msg":"compute-gateway listening"/);
+    try {
+      const { output } = await done;
+      const url = /"url":"([^"]+)"/.exec(output)?.[1];
+      const res = await fetch(`${url}/v1/resources/search?query=a`, { headers: { authorization: "Bearer k", "x-padding": "a".repeat(20_000) } });
+      expect(res.status).toBe(431);
+      expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(await res.json()).toMatchObject({ code: 431, details: [{ reason: "HEADERS_TOO_LARGE" }] });
+    } finally {
+      child.kill("SIGTERM");
+      await upstream.close();
+    }
+  });
+
   it("with --workers 2 serves from two processes and sums /metrics over both", async () => {
     const upstream = await testUpstream();
     upstream.answer = (_req, res) => json(res, 200, { results: [] });

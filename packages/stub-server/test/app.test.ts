@@ -93,6 +93,17 @@ describe("one error shape", () => {
     expect(violations(body).map((v) => v.field)).toEqual(["page"]);
   });
 
+  it("answers headers over Node's size limit with 431 and the error body, not Node's empty answer", async () => {
+    const res = await stub.call("/v1/resources/search?query=alpha", { headers: { "x-padding": "a".repeat(20_000) } });
+    expect(reasons(await expectError(res, 431))).toEqual(["HEADERS_TOO_LARGE"]);
+  });
+
+  it("answers a path segment that does not decode with 400, never echoing the path as a field", async () => {
+    const body = await expectError(await stub.call("/v1/projects/proj%FF/cluster-machines/cm-alpha-01", json("PATCH", { state: "ACTIVE" })), 400);
+    expect(reasons(body)).toEqual(["MALFORMED_URI"]);
+    expect(JSON.stringify(body)).not.toContain("%FF");
+  });
+
   it("never answers with HTML or a stack trace", async () => {
     const res = await stub.call("/v1/api-keys", { method: "POST", body: "{not json" });
     const text = await res.text();

@@ -1,0 +1,36 @@
+/**
+ * What Node's HTTP parser refuses before any app sees the request — malformed request lines, bad chunked
+ * encoding, headers or a URL over the header size limit — answered with the interface's error body too.
+ * Node's own answer is an empty 400 or 431.
+ * @see https://nodejs.org/api/http.html#event-clienterror
+ */
+import { STATUS_CODES, type Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { ApiError, errorInfoDetail } from "./errors.js";
+
+/** The status, message and ErrorInfo reason for a parser error code. */
+function clientErrorOf(code: string | undefined): ApiError {
+  if (code === "HPE_HEADER_OVERFLOW") {
+    return new ApiError(431, "request headers (the URL included) are larger than the limit", [errorInfoDetail("HEADERS_TOO_LARGE")]);
+  }
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return new ApiError(408, "the request did not arrive in time", [errorInfoDetail("REQUEST_TIMEOUT")]);
+  return new ApiError(400, "the request is not well-formed HTTP/1.1", [errorInfoDetail("MALFORMED_REQUEST")]);
+}
+
+/** Makes the server answer requests its HTTP parser refuses with the error body, then close the connection. */
+export function answerClientErrors(server: Server): void {
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // A response already under way on this connection cannot be followed by another one.
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (error.code === "ECONNRESET" || !socket.writable || inFlight) {
+      socket.destroy();
+      return;
+    }
+    const apiError = clientErrorOf(error.code);
+    const body = JSON.stringify(apiError.toBody());
+    socket.end(
+      `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
