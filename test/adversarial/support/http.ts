@@ -1,0 +1,118 @@
+/**
+ * Sending requests exactly as written, with a deadline: node:http for well-formed requests whose parts may be
+ * hostile (the path is sent byte for byte, never normalized), node:net for bytes that are not HTTP at all.
+ */
+import { request as httpRequest, type Agent, type IncomingHttpHeaders } from "node:http";
+import { connect } from "node:net";
+
+/** What came back. */
+export interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  json: unknown;
+}
+
+/** A request as sent: the path (with its query) is written as is. */
+export interface RawRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+}
+
+/** How long any exchange may take before the test calls it a hang. */
+export const deadlineMs = 10_000;
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Sends one request — on its own connection, or on one of the agent's kept-alive connections; rejects when no
+ * complete answer arrives within the deadline.
+ */
+export function send(baseUrl: string, req: RawRequest, timeoutMs = deadlineMs, agent: Agent | false = false): Promise<Answer> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const r = httpRequest({ host: hostname, port, method: req.method, path: req.path, headers: req.headers ?? {}, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        clearTimeout(timer);
+        const text = Buffer.concat(chunks).toString("utf8");
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: parseJson(text) });
+      });
+      res.on("error", reject);
+    });
+    const timer = setTimeout(() => {
+      r.destroy();
+      reject(new Error(`no answer within ${timeoutMs} ms: ${req.method} ${req.path.slice(0, 120)}`));
+    }, timeoutMs);
+    r.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    r.end(req.body);
+  });
+}
+
+/** A JSON request with a bearer key: the body is serialized unless it is already text or bytes. */
+export function jsonRequest(method: string, path: string, apiKey: string, body?: unknown): RawRequest {
+  const headers = { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) };
+  return { method, path, headers, ...(body === undefined ? {} : { body: typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body) }) };
+}
+
+/**
+ * Writes the bytes on a new connection and reads until the server closes it (or, once an answer with a
+ * Content-Length is complete, stops there). Resolves with the status and body; a connection closed without any
+ * answer resolves with status 0.
+ */
+export function sendBytes(baseUrl: string, bytes: string | Buffer, timeoutMs = deadlineMs): Promise<Answer> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      const raw = Buffer.concat(chunks);
+      const split = raw.indexOf("\r\n\r\n");
+      const head = (split < 0 ? raw : raw.subarray(0, split)).toString("latin1");
+      const text = split < 0 ? "" : raw.subarray(split + 4).toString("utf8");
+      const headers: IncomingHttpHeaders = {};
+      for (const line of head.split("\r\n").slice(1)) {
+        const colon = line.indexOf(":");
+        if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0), headers, text, json: parseJson(text) });
+    };
+    const complete = () => {
+      const raw = Buffer.concat(chunks);
+      const split = raw.indexOf("\r\n\r\n");
+      const length = /\r\ncontent-length: *(\d+)/i.exec(raw.subarray(0, Math.max(split, 0)).toString("latin1"))?.[1];
+      return split >= 0 && length !== undefined && raw.length - split - 4 >= Number(length);
+    };
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer within ${timeoutMs} ms to ${JSON.stringify(bytes.toString("latin1").slice(0, 80))}…`));
+    }, timeoutMs);
+    socket.on("data", (c: Buffer) => {
+      chunks.push(c);
+      if (complete()) finish();
+    });
+    socket.on("end", finish);
+    socket.on("close", finish);
+    // A reset after the answer was written still leaves the answer in `chunks`.
+    socket.on("error", finish);
+    socket.write(bytes);
+  });
+}

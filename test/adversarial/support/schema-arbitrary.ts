@@ -1,0 +1,195 @@
+/**
+ * fast-check arbitraries of the values a schema of the bundled document accepts, derived from its keywords:
+ * type, const, enum, not, pattern (fast-check's stringMatching), minLength/maxLength, format (date-time, int32,
+ * int64), minimum/maximum and their exclusive forms, properties/required/additionalProperties,
+ * minProperties/maxProperties, items/minItems/maxItems/uniqueItems, $ref (with sibling keywords), allOf, oneOf
+ * and anyOf. An unsupported keyword throws (see schema-node.ts). Where a keyword cannot be built into the
+ * generator (`not` other than const/enum, the exclusiveness of `oneOf`), values are filtered with Ajv.
+ */
+import { createSchemaValidator, type OpenApiDocument, type SchemaValidator } from "@compute-api/contract";
+import fc from "fast-check";
+import { canonicalJson, flatten, isNever, nodeAt, possibleTypes, type FlatSchema, type JsonType, type SchemaNode } from "./schema-node.js";
+
+/** Where a value sits in the generated value: property names, and `*` for any item of an array. */
+export type ValuePath = readonly string[];
+
+/** Options of the arbitraries. */
+export interface SchemaArbitraryOptions {
+  /** `request` leaves out readOnly properties, `response` writeOnly ones; default `request`. */
+  direction?: "request" | "response";
+  /**
+   * Replaces the arbitrary at a value path, such as `["volumeIds", "*"]`, to bias generation (towards ids that
+   * exist, say); `fallback()` is the arbitrary the schema gives there, to mix in. What it produces must still be
+   * valid there; callers check that in their own tests.
+   */
+  override?: (path: ValuePath, fallback: () => fc.Arbitrary<unknown>) => fc.Arbitrary<unknown> | undefined;
+}
+
+/** Builds arbitraries for the schemas of one document. */
+export interface SchemaArbitraries {
+  /** Values valid against the schema at the pointer, such as `#/components/schemas/UpdateClusterMachineRequest`. */
+  forPointer(pointer: string, options?: SchemaArbitraryOptions): fc.Arbitrary<unknown>;
+  /** Values valid against all the nodes at once; `path` is where they sit in the whole value (for `override`). */
+  forNodes(nodes: readonly SchemaNode[], path: ValuePath, options?: SchemaArbitraryOptions): fc.Arbitrary<unknown>;
+  /** Whether a value is valid against every node (Ajv). */
+  isValid(nodes: readonly SchemaNode[], value: unknown): boolean;
+  /** The flattened constraints of the nodes. */
+  flatten(nodes: readonly SchemaNode[]): FlatSchema;
+  readonly document: OpenApiDocument;
+  readonly validator: SchemaValidator;
+}
+
+const int32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+/** Longest string or array generated where the schema sets no maximum, to keep requests small. */
+const defaultSpan = 16;
+
+/** Names a oneOf/anyOf group by the pointer of the keyword (`…/oneOf`). */
+const groupKey = (branches: readonly SchemaNode[]): string => branches[0]?.pointer.replace(/\/\d+$/, "") ?? "";
+
+/** Arbitraries for the schemas of the document. */
+export function createSchemaArbitraries(document: OpenApiDocument): SchemaArbitraries {
+  const validator = createSchemaValidator(document);
+  const isValid = (nodes: readonly SchemaNode[], value: unknown): boolean => nodes.every((n) => n.schema === true || validator.compile(n.pointer)(value));
+
+  function forNodes(nodes: readonly SchemaNode[], path: ValuePath, options: SchemaArbitraryOptions = {}, expanded: ReadonlySet<string> = new Set(), overrideHere = true): fc.Arbitrary<unknown> {
+    const overridden = overrideHere ? options.override?.(path, () => forNodes(nodes, path, options, expanded, false)) : undefined;
+    if (overridden) return overridden;
+    if (isNever(nodes)) throw new Error(`nothing is valid at ${path.join(".") || "the root"} (false schema)`);
+    const flat = flatten(document, nodes);
+    const groups = [...flat.oneOf.map((branches) => ({ branches, exclusive: true })), ...flat.anyOf.map((branches) => ({ branches, exclusive: false }))].filter(
+      (g) => !expanded.has(groupKey(g.branches)),
+    );
+    let arbitrary: fc.Arbitrary<unknown>;
+    const [group] = groups;
+    if (flat.const) arbitrary = fc.constant(flat.const.value);
+    else if (flat.enum) {
+      if (flat.enum.length === 0) throw new Error(`no enum value is valid at ${path.join(".")}`);
+      arbitrary = fc.constantFrom(...flat.enum);
+    } else if (group) {
+      // A branch is generated together with every other schema that applies here; the next oneOf/anyOf group,
+      // if any, is expanded inside it.
+      const inner = new Set([...expanded, groupKey(group.branches)]);
+      const branches = group.branches.filter((b) => b.schema !== false).map((b) => forNodes([...nodes, b], path, options, inner));
+      arbitrary = fc.oneof(...branches);
+      if (group.exclusive) arbitrary = arbitrary.filter((v) => group.branches.filter((b) => isValid([b], v)).length === 1);
+    } else {
+      const possible = possibleTypes(flat);
+      const types = possible.filter((t) => !(t === "number" && possible.includes("integer")));
+      if (types.length === 0) throw new Error(`no type is valid at ${path.join(".") || "the root"}`);
+      arbitrary = fc.oneof(...types.map((t) => byType(t, flat, path, options)));
+    }
+    // const and enum values still have to satisfy a oneOf/anyOf next to them.
+    if ((flat.const || flat.enum) && groups.length > 0) arbitrary = arbitrary.filter((v) => isValid(nodes, v));
+    if (flat.not.length > 0) arbitrary = arbitrary.filter((v) => !flat.not.some((n) => matches(n, v)));
+    return arbitrary;
+  }
+
+  /** Whether a value matches a `not` schema: directly for const and enum, else with Ajv. */
+  function matches(node: SchemaNode, value: unknown): boolean {
+    const s = node.schema;
+    if (typeof s === "object" && Object.keys(s).every((k) => k === "const" || k === "enum" || k === "description")) {
+      if ("const" in s) return canonicalJson(s["const"]) === canonicalJson(value);
+      return (s["enum"] as unknown[]).some((e) => canonicalJson(e) === canonicalJson(value));
+    }
+    return isValid([node], value);
+  }
+
+  function byType(type: JsonType, flat: FlatSchema, path: ValuePath, options: SchemaArbitraryOptions): fc.Arbitrary<unknown> {
+    switch (type) {
+      case "string":
+        return stringArbitrary(flat);
+      case "integer": {
+        const bounded = flat.format === "int32" ? int32 : { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER };
+        const min = Math.max(bounded.min, Math.ceil(flat.minimum ?? -Infinity), Math.floor((flat.exclusiveMinimum ?? -Infinity) + 1));
+        const max = Math.min(bounded.max, Math.floor(flat.maximum ?? Infinity), Math.ceil((flat.exclusiveMaximum ?? Infinity) - 1));
+        return fc.integer({ min, max });
+      }
+      case "number":
+        return fc
+          .double({ noNaN: true, noDefaultInfinity: true, ...(flat.minimum === undefined ? {} : { min: flat.minimum }), ...(flat.maximum === undefined ? {} : { max: flat.maximum }) })
+          .filter((n) => !(n <= (flat.exclusiveMinimum ?? -Infinity)) && !(n >= (flat.exclusiveMaximum ?? Infinity)) && !Object.is(n, -0));
+      case "boolean":
+        return fc.boolean();
+      case "null":
+        return fc.constant(null);
+      case "array":
+        return arrayArbitrary(flat, path, options);
+      case "object":
+        return objectArbitrary(flat, path, options);
+    }
+  }
+
+  function arrayArbitrary(flat: FlatSchema, path: ValuePath, options: SchemaArbitraryOptions): fc.Arbitrary<unknown[]> {
+    const item = flat.items ? forNodes(flat.items, [...path, "*"], options) : fc.jsonValue({ maxDepth: 1 });
+    const minLength = flat.minItems ?? 0;
+    const maxLength = Math.min(flat.maxItems ?? minLength + defaultSpan, minLength + defaultSpan);
+    return flat.uniqueItems ? fc.uniqueArray(item, { minLength, maxLength, selector: canonicalJson }) : fc.array(item, { minLength, maxLength });
+  }
+
+  function objectArbitrary(flat: FlatSchema, path: ValuePath, options: SchemaArbitraryOptions): fc.Arbitrary<Record<string, unknown>> {
+    const direction = options.direction ?? "request";
+    const names = [...flat.properties.keys()].filter((name) => {
+      const nodes = flat.properties.get(name) ?? [];
+      if (isNever(nodes)) return false;
+      const child = flatten(document, nodes);
+      return !(direction === "request" ? child.readOnly : child.writeOnly);
+    });
+    for (const name of flat.required) {
+      if (!names.includes(name) && !flat.properties.has(name)) throw new Error(`required property ${name} has no schema at ${path.join(".")}`);
+    }
+    const model = Object.fromEntries(names.map((name) => [name, forNodes(flat.properties.get(name) ?? [], [...path, name], options)]));
+    let arbitrary: fc.Arbitrary<Record<string, unknown>> = fc
+      .record(model, { requiredKeys: names.filter((n) => flat.required.has(n)) })
+      .map((o) => ({ ...o }));
+    const additional = flat.additionalProperties;
+    if (additional) {
+      const key = fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !flat.properties.has(k));
+      const extra = fc.dictionary(key, forNodes(additional, [...path, "*"], options), { maxKeys: 3, noNullPrototype: true });
+      arbitrary = fc.tuple(arbitrary, extra).map(([known, more]) => withProperties(known, more));
+    }
+    const { minProperties = 0, maxProperties = Infinity } = flat;
+    if (minProperties > 0 || maxProperties < Infinity) {
+      arbitrary = arbitrary.filter((o) => Object.keys(o).length >= minProperties && Object.keys(o).length <= maxProperties);
+    }
+    return arbitrary;
+  }
+
+  return {
+    forPointer: (pointer, options) => forNodes([nodeAt(document, pointer)], [], options),
+    forNodes: (nodes, path, options) => forNodes(nodes, path, options),
+    isValid,
+    flatten: (nodes) => flatten(document, nodes),
+    document,
+    validator,
+  };
+}
+
+/** A copy of `target` with `more` added as own properties (also `__proto__`, which `=` would not add). */
+export function withProperties(target: Record<string, unknown>, more: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...target };
+  for (const [k, v] of Object.entries(more)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/** Strings of a flat schema: its patterns (all of them), length bounds and format. */
+export function stringArbitrary(flat: FlatSchema): fc.Arbitrary<string> {
+  const min = flat.minLength ?? 0;
+  const max = flat.maxLength ?? Math.max(min, 0) + defaultSpan * 4;
+  const patterns = flat.patterns.map((p) => new RegExp(p, "u"));
+  const inBounds = (s: string) => codePoints(s) >= min && codePoints(s) <= max && patterns.every((re) => re.test(s));
+  if (flat.format === "date-time") {
+    return fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59Z"), noInvalidDate: true }).map((d) => d.toISOString()).filter(inBounds);
+  }
+  if (flat.format !== undefined) throw new Error(`string format ${flat.format} is not supported`);
+  const [first] = patterns;
+  if (first) return fc.stringMatching(first, { size: min > 8 ? "medium" : "small" }).filter(inBounds);
+  // Printable ASCII, and any code point (control characters, astral planes): both count one unit per code point.
+  const span = { minLength: min, maxLength: Math.min(max, min + defaultSpan * 4) };
+  return fc.oneof(fc.string({ unit: "grapheme-ascii", ...span }), fc.string({ unit: "binary", ...span })).filter((s) => isWellFormed(s) && inBounds(s));
+}
+
+/** Whether a string has no lone surrogate (it can be encoded as UTF-8, in a URL or in JSON text). */
+export const isWellFormed = (s: string): boolean => !/[\uD800-\uDFFF]/u.test(s);
+
+/** Length as JSON Schema counts it: in code points. */
+export const codePoints = (s: string): number => [...s].length;
