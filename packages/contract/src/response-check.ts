@@ -7,7 +7,7 @@
 import type { ErrorObject } from "ajv";
 import { ApiError, badRequestDetail, errorInfoDetail, toFieldViolation, type FieldViolation } from "./errors.js";
 import { createSchemaValidator } from "./schema-validator.js";
-import { loadSpec, type OpenApiDocument } from "./spec.js";
+import { deref, loadSpec, type OpenApiDocument } from "./spec.js";
 
 /** The violation of a response whose status the operation does not document. */
 export function undocumentedStatus(status: number): FieldViolation {
@@ -63,8 +63,7 @@ export function createResponseCheck(spec: OpenApiDocument = loadSpec()): Respons
   }
   const resolve = (pointer: string, response: ResponseObject): { pointer: string; response: ResponseObject } => {
     if (!response.$ref) return { pointer, response };
-    const target = response.$ref.replace(/^#\//, "").split("/").reduce<unknown>((acc, k) => (acc as Record<string, unknown>)?.[k], spec);
-    return { pointer: response.$ref, response: target as ResponseObject };
+    return { pointer: response.$ref, response: deref(spec, response) };
   };
   const find = (operationId: string, status: number): { pointer: string; response: ResponseObject } | undefined => {
     const op = operations.get(operationId);

@@ -29,3 +29,10 @@ export function loadSpec(specPath: string = defaultSpecPath): OpenApiDocument {
   cache.set(specPath, spec);
   return spec;
 }
+
+/** Follows a local `$ref` (`#/components/…`) to the object it names; a value without `$ref` is returned as it is. */
+export function deref<T>(spec: OpenApiDocument, value: T & { $ref?: string }): T {
+  if (!value.$ref) return value;
+  const steps = value.$ref.replace(/^#\//, "").split("/").map((step) => step.replaceAll("~1", "/").replaceAll("~0", "~"));
+  return steps.reduce<unknown>((acc, step) => (acc as Record<string, unknown> | undefined)?.[step], spec) as T;
+}

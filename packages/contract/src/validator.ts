@@ -7,7 +7,7 @@ import { parse as parseQueryString } from "node:querystring";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { ApiError, errorInfoDetail, invalidRequest, toApiError, toFieldViolation, type FieldViolation } from "./errors.js";
-import { loadSpec, type OpenApiDocument } from "./spec.js";
+import { deref, loadSpec, type OpenApiDocument } from "./spec.js";
 import type { Logger } from "./logging.js";
 
 /** Largest request body accepted, in bytes (1 MiB). */
@@ -109,14 +109,12 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
  */
 function undeclaredQueryParameters(spec: OpenApiDocument): RequestHandler {
   type Parameter = { name?: string; in?: string; $ref?: string };
-  const deref = (p: Parameter): Parameter =>
-    p.$ref ? (p.$ref.replace(/^#\//, "").split("/").reduce<unknown>((acc, k) => (acc as Record<string, unknown>)[k], spec) as Parameter) : p;
   return (req, _res, next) => {
     const openapi = (req as Request & { openapi?: { openApiRoute?: string; schema?: { parameters?: Parameter[] } } }).openapi;
     const search = req.originalUrl.indexOf("?");
     if (!openapi?.openApiRoute || search < 0) return next();
     const shared = (spec.paths[openapi.openApiRoute]?.["parameters"] as Parameter[] | undefined) ?? [];
-    const declared = new Set([...shared, ...(openapi.schema?.parameters ?? [])].map(deref).filter((p) => p.in === "query").map((p) => p.name));
+    const declared = new Set([...shared, ...(openapi.schema?.parameters ?? [])].map((p) => deref(spec, p)).filter((p) => p.in === "query").map((p) => p.name));
     const unknown = Object.keys(parseQueryString(req.originalUrl.slice(search + 1))).filter((name) => !declared.has(name));
     if (unknown.length === 0) return next();
     next(invalidRequest(unknown.map((name) => ({ field: name, description: `Unknown query parameter '${name}'`, reason: "invalid" }))));
@@ -126,23 +124,18 @@ function undeclaredQueryParameters(spec: OpenApiDocument): RequestHandler {
 /** One example request per operation of the spec, built from its parameter and request body examples. */
 function exampleRequests(spec: OpenApiDocument): { method: string; path: string; body?: unknown; response: unknown }[] {
   type Param = { name: string; in: string; example?: unknown; $ref?: string };
-  const deref = <T>(o: T & { $ref?: string }): T => {
-    if (!o.$ref) return o;
-    const parts = o.$ref.replace(/^#\//, "").split("/");
-    return parts.reduce<unknown>((acc, k) => (acc as Record<string, unknown>)[k], spec) as T;
-  };
   const out: { method: string; path: string; body?: unknown; response: unknown }[] = [];
   type Content = Record<string, { examples?: Record<string, { value?: unknown; $ref?: string }> }>;
   const firstExample = (content: Content | undefined): unknown => {
     const ex = Object.values(content?.["application/json"]?.examples ?? {})[0];
-    return ex ? deref<{ value?: unknown }>(ex).value : undefined;
+    return ex ? deref<{ value?: unknown }>(spec, ex).value : undefined;
   };
   for (const [template, item] of Object.entries(spec.paths)) {
-    const shared = ((item["parameters"] as Param[] | undefined) ?? []).map(deref);
+    const shared = ((item["parameters"] as Param[] | undefined) ?? []).map((p) => deref(spec, p));
     for (const [method, op] of Object.entries(item)) {
       if (method === "parameters" || typeof op !== "object" || op === null) continue;
       const operation = op as { parameters?: Param[]; requestBody?: { content?: Content }; responses?: Record<string, { content?: Content }> };
-      const params = [...shared, ...(operation.parameters ?? []).map(deref)];
+      const params = [...shared, ...(operation.parameters ?? []).map((p) => deref(spec, p))];
       let path = template;
       const query = new URLSearchParams();
       for (const p of params) {
