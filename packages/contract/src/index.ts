@@ -1,5 +1,5 @@
 /** Code shared by the compute-api stub server and gateway. */
-export { defaultSpecPath, deref, loadSpec, type OpenApiDocument } from "./spec.js";
+export { defaultSpecPath, deref, loadSpec, specOperations, type OpenApiDocument, type SpecOperation, type SpecParameter } from "./spec.js";
 export { createAjv, createSchemaValidator, type SchemaValidator } from "./schema-validator.js";
 export {
   ApiError,

@@ -7,7 +7,7 @@
 import type { ErrorObject } from "ajv";
 import { ApiError, badRequestDetail, errorInfoDetail, toFieldViolation, type FieldViolation } from "./errors.js";
 import { createSchemaValidator } from "./schema-validator.js";
-import { deref, loadSpec, type OpenApiDocument } from "./spec.js";
+import { deref, loadSpec, specOperations, type OpenApiDocument } from "./spec.js";
 
 /** The violation of a response whose status the operation does not document. */
 export function undocumentedStatus(status: number): FieldViolation {
@@ -53,13 +53,9 @@ const escapePointer = (s: string) => encodeURIComponent(s.replaceAll("~", "~0").
 export function createResponseCheck(spec: OpenApiDocument = loadSpec()): ResponseCheck {
   const schemas = createSchemaValidator(spec);
   const operations = new Map<string, { pointer: string; responses: Record<string, ResponseObject> }>();
-  for (const [path, item] of Object.entries(spec.paths)) {
-    for (const [method, op] of Object.entries(item)) {
-      const operation = op as Operation;
-      if (typeof operation === "object" && operation?.operationId && operation.responses) {
-        operations.set(operation.operationId, { pointer: `#/paths/${escapePointer(path)}/${method}/responses`, responses: operation.responses });
-      }
-    }
+  for (const { path, method, operation } of specOperations(spec)) {
+    const { operationId, responses } = operation as Operation;
+    if (operationId && responses) operations.set(operationId, { pointer: `#/paths/${escapePointer(path)}/${method}/responses`, responses });
   }
   const resolve = (pointer: string, response: ResponseObject): { pointer: string; response: ResponseObject } => {
     if (!response.$ref) return { pointer, response };

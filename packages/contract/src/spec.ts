@@ -36,3 +36,38 @@ export function deref<T>(spec: OpenApiDocument, value: T & { $ref?: string }): T
   const steps = value.$ref.replace(/^#\//, "").split("/").map((step) => step.replaceAll("~1", "/").replaceAll("~0", "~"));
   return steps.reduce<unknown>((acc, step) => (acc as Record<string, unknown> | undefined)?.[step], spec) as T;
 }
+
+/** A parameter of an operation, as the spec writes it. */
+export interface SpecParameter {
+  name: string;
+  in: string;
+  example?: unknown;
+}
+
+/** One operation of the document, with its path-level and own parameters merged and dereferenced. */
+export interface SpecOperation {
+  /** The path template, such as `/v1/projects/{projectId}/cluster-machines/{id}`. */
+  path: string;
+  /** Lower-case HTTP method. */
+  method: string;
+  /** The Operation Object. */
+  operation: Record<string, unknown> & { operationId?: string };
+  parameters: SpecParameter[];
+}
+
+const httpMethods = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+
+/** Every operation of the document, in document order. */
+export function specOperations(spec: OpenApiDocument): SpecOperation[] {
+  const out: SpecOperation[] = [];
+  for (const [path, item] of Object.entries(spec.paths)) {
+    const shared = (item["parameters"] as (SpecParameter & { $ref?: string })[] | undefined) ?? [];
+    for (const [method, op] of Object.entries(item)) {
+      if (!httpMethods.has(method) || typeof op !== "object" || op === null) continue;
+      const operation = op as SpecOperation["operation"] & { parameters?: (SpecParameter & { $ref?: string })[] };
+      const parameters = [...shared, ...(operation.parameters ?? [])].map((p) => deref(spec, p));
+      out.push({ path, method, operation, parameters });
+    }
+  }
+  return out;
+}

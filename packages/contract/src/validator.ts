@@ -7,7 +7,7 @@ import { parse as parseQueryString } from "node:querystring";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { ApiError, errorInfoDetail, invalidRequest, toApiError, toFieldViolation, type FieldViolation } from "./errors.js";
-import { deref, loadSpec, type OpenApiDocument } from "./spec.js";
+import { deref, loadSpec, specOperations, type OpenApiDocument } from "./spec.js";
 import type { Logger } from "./logging.js";
 
 /** Largest request body accepted, in bytes (1 MiB). */
@@ -108,14 +108,20 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
  * nor seen) and renames `a[b]` to `a`; here the names are read from the query string itself.
  */
 function undeclaredQueryParameters(spec: OpenApiDocument): RequestHandler {
-  type Parameter = { name?: string; in?: string; $ref?: string };
+  const declared = new Map(
+    specOperations(spec).map(({ path, method, parameters }) => [
+      `${method} ${path}`,
+      new Set(parameters.filter((p) => p.in === "query").map((p) => p.name)),
+    ]),
+  );
   return (req, _res, next) => {
-    const openapi = (req as Request & { openapi?: { openApiRoute?: string; schema?: { parameters?: Parameter[] } } }).openapi;
+    const route = (req as Request & { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
     const search = req.originalUrl.indexOf("?");
-    if (!openapi?.openApiRoute || search < 0) return next();
-    const shared = (spec.paths[openapi.openApiRoute]?.["parameters"] as Parameter[] | undefined) ?? [];
-    const declared = new Set([...shared, ...(openapi.schema?.parameters ?? [])].map((p) => deref(spec, p)).filter((p) => p.in === "query").map((p) => p.name));
-    const unknown = Object.keys(parseQueryString(req.originalUrl.slice(search + 1))).filter((name) => !declared.has(name));
+    if (!route || search < 0) return next();
+    // express-openapi-validator answers HEAD with the GET operation's schema.
+    const method = req.method === "HEAD" ? "get" : req.method.toLowerCase();
+    const known = declared.get(`${method} ${route}`) ?? new Set<string>();
+    const unknown = Object.keys(parseQueryString(req.originalUrl.slice(search + 1))).filter((name) => !known.has(name));
     if (unknown.length === 0) return next();
     next(invalidRequest(unknown.map((name) => ({ field: name, description: `Unknown query parameter '${name}'`, reason: "invalid" }))));
   };
@@ -123,30 +129,24 @@ function undeclaredQueryParameters(spec: OpenApiDocument): RequestHandler {
 
 /** One example request per operation of the spec, built from its parameter and request body examples. */
 function exampleRequests(spec: OpenApiDocument): { method: string; path: string; body?: unknown; response: unknown }[] {
-  type Param = { name: string; in: string; example?: unknown; $ref?: string };
   const out: { method: string; path: string; body?: unknown; response: unknown }[] = [];
   type Content = Record<string, { examples?: Record<string, { value?: unknown; $ref?: string }> }>;
   const firstExample = (content: Content | undefined): unknown => {
     const ex = Object.values(content?.["application/json"]?.examples ?? {})[0];
     return ex ? deref<{ value?: unknown }>(spec, ex).value : undefined;
   };
-  for (const [template, item] of Object.entries(spec.paths)) {
-    const shared = ((item["parameters"] as Param[] | undefined) ?? []).map((p) => deref(spec, p));
-    for (const [method, op] of Object.entries(item)) {
-      if (method === "parameters" || typeof op !== "object" || op === null) continue;
-      const operation = op as { parameters?: Param[]; requestBody?: { content?: Content }; responses?: Record<string, { content?: Content }> };
-      const params = [...shared, ...(operation.parameters ?? []).map((p) => deref(spec, p))];
-      let path = template;
-      const query = new URLSearchParams();
-      for (const p of params) {
-        if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(String(p.example ?? "x")));
-        if (p.in === "query") query.set(p.name, String(p.example ?? "x"));
-      }
-      const body = firstExample(operation.requestBody?.content);
-      const response = firstExample(operation.responses?.["200"]?.content);
-      const qs = query.toString().replaceAll("+", "%20");
-      out.push({ method: method.toUpperCase(), path: qs ? `${path}?${qs}` : path, response, ...(body === undefined ? {} : { body }) });
+  for (const { path: template, method, operation, parameters } of specOperations(spec)) {
+    const { requestBody, responses } = operation as { requestBody?: { content?: Content }; responses?: Record<string, { content?: Content }> };
+    let path = template;
+    const query = new URLSearchParams();
+    for (const p of parameters) {
+      if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(String(p.example ?? "x")));
+      if (p.in === "query") query.set(p.name, String(p.example ?? "x"));
     }
+    const body = firstExample(requestBody?.content);
+    const response = firstExample(responses?.["200"]?.content);
+    const qs = query.toString().replaceAll("+", "%20");
+    out.push({ method: method.toUpperCase(), path: qs ? `${path}?${qs}` : path, response, ...(body === undefined ? {} : { body }) });
   }
   return out;
 }
