@@ -17,9 +17,22 @@ function clientErrorOf(code: string | undefined): ApiError {
   return new ApiError(400, "the request is not well-formed HTTP/1.1", [errorInfoDetail("MALFORMED_REQUEST")]);
 }
 
-/** Makes the server answer requests its HTTP parser refuses with the error body, then close the connection. */
+/**
+ * The method of the refused request, read from the bytes Node's parser hands over with the error (they start at
+ * the request line when the request arrived in one piece); undefined when they do not start with a method.
+ */
+function methodOf(error: { rawPacket?: unknown }): string | undefined {
+  const raw = error.rawPacket;
+  if (!Buffer.isBuffer(raw)) return undefined;
+  return /^([A-Z]{3,10}) /.exec(raw.subarray(0, 12).toString("latin1"))?.[1];
+}
+
+/**
+ * Makes the server answer requests its HTTP parser refuses with the error body, then close the connection. A
+ * response to HEAD carries no body (RFC 9110 §9.3.2): a client would read it as the start of the next response.
+ */
 export function answerClientErrors(server: Server): void {
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+  server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex) => {
     // A response already under way on this connection cannot be followed by another one.
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
     if (error.code === "ECONNRESET" || !socket.writable || inFlight) {
@@ -30,7 +43,7 @@ export function answerClientErrors(server: Server): void {
     const body = JSON.stringify(apiError.toBody());
     socket.end(
       `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${methodOf(error) === "HEAD" ? "" : body}`,
     );
   });
 }

@@ -3,6 +3,7 @@
  * validator errors, body-parser errors, handler errors, unexpected exceptions — onto it.
  * @see openapi/components/schemas/ErrorBody.yaml
  */
+import type { ErrorObject } from "ajv";
 import type { components } from "../../../generated/schema.js";
 
 /** The error body of every failed request. */
@@ -82,11 +83,26 @@ export function fieldPath(path: string): string {
   return where === "response" ? `response.body${out ? (out.startsWith("[") ? out : `.${out}`) : ""}` : prefix + out;
 }
 
-/** The item of a validation error as express-openapi-validator reports it. */
-interface ValidatorErrorItem {
+/** One problem as express-openapi-validator reports it; the compiled contract reports its problems in this shape too. */
+export interface ValidatorErrorItem {
   path?: string;
   message?: string;
   errorCode?: string;
+}
+
+/**
+ * Ajv errors as express-openapi-validator turns them into items (its `augmentAjvErrors` and
+ * `ajvErrorsToValidatorError`), so that both validators name a problem alike: an enum error lists the allowed
+ * values, and a missing or unknown property is named at the end of the path. `prefix` goes before each path
+ * (`/body`, `/response`).
+ */
+export function ajvErrorItems(errors: readonly ErrorObject[], prefix = ""): ValidatorErrorItem[] {
+  return errors.map((e) => {
+    const params = e.params as { allowedValues?: unknown[]; missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string };
+    const message = e.keyword === "enum" && params.allowedValues ? `${e.message}: ${params.allowedValues.join(", ")}` : (e.message ?? "is invalid");
+    const child = params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty;
+    return { path: `${prefix}${e.instancePath}${child === undefined ? "" : `/${child}`}`, message, errorCode: `${e.keyword}.openapi.validation` };
+  });
 }
 
 /** Shape of the errors express-openapi-validator and body-parser pass to `next(err)`. */

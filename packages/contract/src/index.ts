@@ -1,7 +1,8 @@
-/** Code shared by the compute-api stub server and gateway. */
+/** Code shared by the compute-api stub server and gateway: the compiled contract, error mapping, logging. */
 export { defaultSpecPath, deref, loadSpec, specOperations, type OpenApiDocument, type SpecOperation, type SpecParameter } from "./spec.js";
-export { createAjv, createSchemaValidator, type SchemaValidator } from "./schema-validator.js";
+export { createAjv, createSchemaValidator, type AjvOptions, type SchemaValidator } from "./schema-validator.js";
 export {
+  ajvErrorItems,
   ApiError,
   badRequestDetail,
   errorInfoDetail,
@@ -14,24 +15,26 @@ export {
   type ErrorBody,
   type ErrorDetail,
   type FieldViolation,
+  type ValidatorErrorItem,
 } from "./errors.js";
 export {
-  createResponseCheck,
-  responseViolations,
+  compileContract,
+  isJsonMediaType,
+  mediaTypeOf,
+  missingRequestBody,
+  undeclaredQueryParameter,
   undocumentedStatus,
-  upstreamContractError,
-  type ResponseCheck,
-} from "./response-check.js";
+  type Contract,
+  type ContractOperation,
+  type ContractOptions,
+  type RequestParts,
+  type ResponseParts,
+} from "./compile-contract.js";
+export { createRouteTable, type RouteEntry, type RouteMatch, type RouteTable } from "./routes.js";
+export { parseQuery, queryNames, searchOf, type Query } from "./query.js";
+export { bearerToken } from "./bearer.js";
+export { defaultMaxBodyBytes, jsonBodyParser, jsonBodyReader, jsonMediaTypes, type JsonBody, type JsonBodyOptions, type JsonBodyParser, type JsonBodyReader } from "./json-body.js";
+export { upstreamContractError, type ResponseValidationMode } from "./response-check.js";
 export { answerClientErrors } from "./client-errors.js";
-export { createLogger, redactPaths, requestId, requestLogger, type Logger, type LoggerOptions } from "./logging.js";
-export {
-  bearerToken,
-  createContractValidator,
-  defaultMaxBodyBytes,
-  errorHandler,
-  notFound,
-  type Authenticate,
-  type ContractValidator,
-  type ContractValidatorOptions,
-  type ResponseValidationMode,
-} from "./validator.js";
+export { corsHandler, exposedHeaders, isPreflight, parseOrigins, type CorsHandler } from "./cors.js";
+export { createLogger, redactPaths, requestId, requestLogger, type Logger, type LoggerOptions, type RequestLog, type RequestRecord } from "./logging.js";

@@ -1,11 +1,11 @@
 /**
- * Structured logging with pino: one JSON line per request (method, path, operationId, status, duration),
- * never the Authorization header nor any `key` value.
+ * Structured logging with pino: one JSON line per request, written when its response is finished (request id,
+ * method, path, operationId, status, duration), never the Authorization header nor any `key` value. The line
+ * is one call on the shared logger, not a child logger per request.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pino, type DestinationStream, type Logger } from "pino";
-import { pinoHttp, type HttpLogger } from "pino-http";
 
 /** Paths pino replaces with "[Redacted]" wherever they appear in a log line. */
 export const redactPaths = [
@@ -27,7 +27,7 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
-/** Creates the pino logger shared by a server and its request logger. */
+/** Creates the pino logger shared by a server and its request log. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(
     { level: options.level ?? "info", redact: { paths: redactPaths, censor: "[Redacted]" }, base: null },
@@ -35,41 +35,47 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   );
 }
 
-type RequestWithOpenApi = IncomingMessage & { openapi?: { schema?: { operationId?: string } }; originalUrl?: string };
-
 /** The request id: the caller's `x-request-id` when it is sane, otherwise a new UUID. */
 export function requestId(req: IncomingMessage): string {
   const given = req.headers["x-request-id"];
   return typeof given === "string" && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
 }
 
-/** Logs one line per request when its response finishes (pino-http), with the operationId the validator found. */
-export function requestLogger(logger: Logger): HttpLogger {
-  return pinoHttp({
-    logger,
-    genReqId: (req, res) => {
-      const id = requestId(req);
-      res.setHeader("x-request-id", id);
-      return id;
-    },
-    quietReqLogger: true,
-    customSuccessMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
-    customErrorMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
-    customAttributeKeys: { responseTime: "durationMs" },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
-    customProps: (req: RequestWithOpenApi) => ({ operationId: req.openapi?.schema?.operationId }),
-    serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split("?")[0] }),
-      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      err: pino.stdSerializers.err,
-    },
-    wrapSerializers: false,
-  });
+/** The log record of one request, filled in while it is served. */
+export interface RequestRecord {
+  /** The request id, also sent back as `x-request-id`. */
+  readonly id: string;
+  /** The operation the request was routed to, when known. */
+  operationId: string | undefined;
 }
 
-function pathOf(req: IncomingMessage): string {
-  return ((req as RequestWithOpenApi).originalUrl ?? req.url ?? "").split("?")[0] ?? "";
+/** Starts the record of a request; its line is written once the response is finished or the connection closed. */
+export type RequestLog = (req: IncomingMessage, res: ServerResponse) => RequestRecord;
+
+/**
+ * Creates the request log of a server. `operationIdOf` names the operation of a request when the record was not
+ * told it (the stub reads what express-openapi-validator found). A 5xx is logged at `error`, the rest at `info`.
+ */
+export function requestLogger(logger: Logger, operationIdOf?: (req: IncomingMessage) => string | undefined): RequestLog {
+  return (req, res) => {
+    const started = performance.now();
+    const record: RequestRecord = { id: requestId(req), operationId: undefined };
+    res.setHeader("x-request-id", record.id);
+    const url = req.url ?? "";
+    const query = url.indexOf("?");
+    const path = query < 0 ? url : url.slice(0, query);
+    const write = () => {
+      const status = res.statusCode;
+      const durationMs = Math.round((performance.now() - started) * 100) / 100;
+      const operationId = record.operationId ?? operationIdOf?.(req);
+      const line = { reqId: record.id, req: { method: req.method, path }, res: { status }, durationMs, operationId };
+      const message = `${req.method} ${path} ${res.writableFinished ? status : "aborted"}`;
+      if (status >= 500) logger.error(line, message);
+      else logger.info(line, message);
+    };
+    res.once("close", write);
+    return record;
+  };
 }
 
 export type { Logger } from "pino";
-export type { ServerResponse };

@@ -32,14 +32,50 @@ const openApiKeywords = [
   "tags",
 ];
 
+/** How an Ajv instance of the document checks values. */
+export interface AjvOptions {
+  /**
+   * Use Ajv's `discriminator` keyword: a value of a `oneOf` with a discriminator is checked against the branch its
+   * tag names only. Ajv refuses the OpenAPI `mapping` field, so the document is added without it.
+   */
+  discriminator?: boolean;
+  /** Coerce strings to the declared scalar types, as parameters arrive (default false). */
+  coerceTypes?: boolean;
+}
+
+/** Removes the `mapping` of every discriminator, which Ajv's `discriminator` keyword does not accept. */
+function withoutMappings(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutMappings);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key === "discriminator" && typeof child === "object" && child !== null) {
+      const { mapping: _mapping, ...rest } = child as Record<string, unknown>;
+      out[key] = rest;
+    } else {
+      out[key] = withoutMappings(child);
+    }
+  }
+  return out;
+}
+
 /** Creates an Ajv instance that knows the OpenAPI formats and keywords and holds the whole document. */
-export function createAjv(spec: OpenApiDocument): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, validateSchema: false });
+export function createAjv(spec: OpenApiDocument, options: AjvOptions = {}): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    strictRequired: false,
+    // A oneOf with a discriminator (SearchResult) carries no `type: object` of its own; its branches do.
+    strictTypes: options.discriminator ? false : true,
+    validateSchema: false,
+    discriminator: options.discriminator ?? false,
+    coerceTypes: options.coerceTypes ?? false,
+  });
   addFormats(ajv);
   ajv.addFormat("int32", int32);
   ajv.addFormat("int64", int64);
-  ajv.addVocabulary(openApiKeywords);
-  ajv.addSchema(spec, "openapi.json");
+  ajv.addVocabulary(options.discriminator ? openApiKeywords.filter((k) => k !== "discriminator") : openApiKeywords);
+  ajv.addSchema(options.discriminator ? (withoutMappings(spec) as OpenApiDocument) : spec, "openapi.json");
   return ajv;
 }
 

@@ -1,101 +1,152 @@
-/** createGateway: the validating reverse proxy as an express app, built and warmed up but not listening. */
+/**
+ * createGateway: the validating reverse proxy as a node:http request listener, with the spec compiled and the
+ * upstream pool open, but not listening. The whole path of a request is `handle` below, in the order it runs.
+ */
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import {
-  createContractValidator,
+  answerClientErrors,
+  ApiError,
+  compileContract,
+  corsHandler,
   createLogger,
-  createResponseCheck,
-  errorHandler,
-  loadSpec,
+  isPreflight,
+  jsonBodyReader,
   requestLogger,
+  toApiError,
+  type CorsHandler,
+  type JsonBody,
 } from "@compute-api/contract";
-import express, { type Express, type RequestHandler } from "express";
-import type { GatewayContext } from "./context.js";
-import { operationIdOf } from "./context.js";
-import { forwardUnknown, forwardValidated } from "./forward.js";
+import { forward } from "./forward.js";
 import { createMetrics, type GatewayMetrics } from "./metrics.js";
-import { operationsRouter } from "./operations.js";
+import { operations } from "./operations.js";
 import { defaults, parseUpstreamUrl, type GatewayOptions } from "./options.js";
-import { sendUpstreamBytes, upstreamErrors } from "./responses.js";
+import { createRespond, deliver, sendError } from "./responses.js";
 import { createSpecRouteTest } from "./spec-routes.js";
-import { createUpstream } from "./upstream.js";
+import { createUpstream, type UpstreamResponse } from "./upstream.js";
 
-/** A built gateway: the app to serve, its metrics, and close() for the upstream pool. */
+/** The request listener of a gateway; `listen` starts a node:http server on it, as an Express app's does. */
+export interface GatewayApp extends RequestListener {
+  /** Creates a server for the gateway (answering what Node's parser refuses with the error body) and listens. */
+  listen(port: number, host?: string, callback?: () => void): Server;
+}
+
+/** A built gateway: the request listener to serve, its metrics, and close() for the upstream pool. */
 export interface Gateway {
-  app: Express;
+  /** The request listener: `http.createServer(gateway.app)`, or `gateway.app.listen(port, host)`. */
+  app: GatewayApp;
   metrics: GatewayMetrics;
   /** Closes the upstream connections; the caller closes its own server. */
   close(): Promise<void>;
 }
 
-/** Counts every answered request by operationId and status once its response is done. */
-function countRequests(ctx: GatewayContext): RequestHandler {
-  return (req, res, next) => {
-    res.once("close", () => {
-      const operationId = operationIdOf(req) ?? (ctx.forwarded.has(res) ? "unknown" : "none");
-      ctx.metrics.requests.inc({ operation_id: operationId, status: res.writableFinished ? String(res.statusCode) : "aborted" });
-    });
-    next();
-  };
-}
+/** Runs a CORS middleware; resolves true when it answered the request itself (a preflight). */
+const runCors = (cors: CorsHandler, req: IncomingMessage, res: ServerResponse): boolean => {
+  let passed = false;
+  cors(req, res, () => {
+    passed = true;
+  });
+  return !passed;
+};
 
 /** Builds the gateway; rejects when the upstream URL is not usable or the spec does not compile. */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const upstreamUrl = parseUpstreamUrl(options.upstream);
-  const spec = options.spec ?? loadSpec();
   const validate = options.validate ?? true;
-  const responseValidation = validate ? (options.responseValidation ?? defaults.responseValidation) : "off";
-  const timeoutMs = options.timeoutMs ?? defaults.timeoutMs;
+  const mode = validate ? (options.responseValidation ?? defaults.responseValidation) : "off";
+  const contract = compileContract(options.spec ? { spec: options.spec } : {});
   const logger = options.logger ?? createLogger();
-  const ctx: GatewayContext = {
-    upstream: createUpstream(upstreamUrl, {
-      timeoutMs,
-      maxResponseBytes: options.maxResponseBytes ?? defaults.maxResponseBytes,
-      connections: options.connections ?? defaults.connections,
-    }),
-    metrics: createMetrics(options.collectDefaultMetrics),
-    responseValidation,
-    checkResponse: createResponseCheck(spec),
-    rawBodies: new WeakMap(),
-    pending: new WeakMap(),
-    forwarded: new WeakSet(),
+  const metrics = createMetrics(options.collectDefaultMetrics);
+  const upstream = createUpstream(upstreamUrl, {
+    timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
+    maxResponseBytes: options.maxResponseBytes ?? defaults.maxResponseBytes,
+    connections: options.connections ?? defaults.connections,
+  });
+  const readBody = jsonBodyReader(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes });
+  const log = requestLogger(logger);
+  const cors = options.corsOrigins ? corsHandler(options.corsOrigins, [...new Set(contract.operations.map((o) => o.method))]) : undefined;
+  const isSpecRoute = options.passthroughUnknown ? createSpecRouteTest(contract.spec) : undefined;
+  const respond = createRespond({ mode, contract, metrics, logger, ownsCors: cors !== undefined });
+  const { registry } = metrics;
+  const ownEndpoints = operations(upstream, options.metricsSource?.(registry) ?? (() => registry.metrics()), registry.contentType, logger);
+
+  /** Forwards a request and answers with what came back; faults answer with their status (502, 503, 504). */
+  async function exchange(req: IncomingMessage, res: ServerResponse, id: string, operationId: string | undefined, body?: Buffer): Promise<UpstreamResponse | undefined> {
+    try {
+      const response = await forward(upstream, req, res, id, body);
+      if (response) metrics.upstreamSeconds.observe({ operation_id: operationId ?? "unknown", status: String(response.status) }, response.seconds);
+      return response;
+    } catch (error) {
+      const fault = toApiError(error);
+      logger.error({ reqId: id, operationId, err: (error as { cause?: unknown }).cause ?? error }, `upstream request failed: ${fault.message}`);
+      sendError(res, fault);
+      return undefined;
+    }
+  }
+
+  /** Answers a request the gateway refuses itself, counted as a request violation. */
+  function refuse(res: ServerResponse, error: ApiError, operationId: string | undefined): void {
+    if (error.status < 500) metrics.violations.inc({ direction: "request", operation_id: operationId ?? "none" });
+    sendError(res, error);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? "GET";
+    // 1. The gateway's own endpoints: neither logged nor counted, never forwarded.
+    if (ownEndpoints(req, res)) return;
+    // 2. One log line per request, with its x-request-id (propagated or new), and every answer counted.
+    const record = log(req, res);
+    let passthrough = false;
+    res.once("close", () => {
+      const operationId = record.operationId ?? (passthrough ? "unknown" : "none");
+      metrics.requests.inc({ operation_id: operationId, status: res.writableFinished ? String(res.statusCode) : "aborted" });
+    });
+    // 3. CORS: with --cors-origins the gateway answers preflights and sets the headers; without, the backend owns
+    //    its CORS policy and preflights go to it unvalidated.
+    if (cors ? runCors(cors, req, res) : false) return;
+    // 4. Unvalidated: preflights the backend answers, and with --passthrough-unknown what the spec does not describe.
+    passthrough = (!cors && isPreflight(req)) || (isSpecRoute !== undefined && !isSpecRoute(method, (req.url ?? "").split("?")[0] ?? ""));
+    if (passthrough) {
+      if (isSpecRoute && !isPreflight(req)) metrics.passthrough.inc({ method });
+      const response = await exchange(req, res, record.id, undefined);
+      if (response) deliver(res, response, method, false);
+      return;
+    }
+    if (!validate) {
+      const response = await exchange(req, res, record.id, undefined);
+      if (response) respond(res, method, record.id, "", response);
+      return;
+    }
+    // 5. The request, in the stub's order: its JSON body (400, 413, 415), its operation (404, 405), then the
+    //    operation's checks (401, 415, 400). The body bytes are read once, under the limit.
+    let body: JsonBody;
+    try {
+      body = await readBody(req, res);
+    } catch (error) {
+      return refuse(res, toApiError(error), undefined);
+    }
+    const match = contract.route(method, req.url ?? "/");
+    if (match instanceof ApiError) return refuse(res, match, undefined);
+    const { operationId } = match.operation;
+    record.operationId = operationId;
+    const problem = contract.checkRequest(match, { url: req.url ?? "/", headers: req.headers, body: body.value });
+    if (problem) return refuse(res, problem, operationId);
+    // 6. Forward what passed; answer with the response as the validation mode says.
+    const response = await exchange(req, res, record.id, operationId, body.bytes);
+    if (response) respond(res, method, record.id, operationId, response);
+  }
+
+  const listener: RequestListener = (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      logger.error({ err: error, path: req.url }, "request failed");
+      sendError(res, new ApiError(500, "internal error"));
+    });
   };
-  // The gateway decides what a violation leads to, so the validator always reports it as an error.
-  const validator = validate
-    ? createContractValidator({
-        spec,
-        responses: responseValidation === "off" ? "off" : "enforce",
-        ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
-        onRawBody: (req, body) => ctx.rawBodies.set(req, body),
-      })
-    : undefined;
-  try {
-    await validator?.warmUp();
-  } catch (error) {
-    await ctx.upstream.close();
-    throw error;
-  }
-
-  const app = express();
-  app.disable("x-powered-by");
-  // 1. The gateway's own endpoints: neither logged nor counted, never forwarded.
-  const { registry } = ctx.metrics;
-  app.use(operationsRouter(ctx, options.metricsSource?.(registry) ?? (() => registry.metrics())));
-  // 2. One log line per request, with its x-request-id (propagated or new); Authorization is redacted.
-  app.use(requestLogger(logger));
-  // 3. Every answer counted by operationId and status.
-  app.use(countRequests(ctx));
-  // 4. With --passthrough-unknown, what the spec does not describe goes upstream unvalidated.
-  if (options.passthroughUnknown) app.use(forwardUnknown(ctx, createSpecRouteTest(spec)));
-  if (validator) {
-    // 5. Before the validator, so that its response check sends the upstream bytes rather than re-serializing.
-    app.use(sendUpstreamBytes(ctx));
-    // 6. The contract's body parser (keeping the raw bytes) and express-openapi-validator.
-    app.use(validator.middleware);
-  }
-  // 7. Forward what passed, answer with what came back.
-  app.use(forwardValidated(ctx));
-  // 8. Response violations by mode, request violations counted; then the one error body.
-  app.use(upstreamErrors(ctx));
-  app.use(errorHandler(logger));
-
-  return { app, metrics: ctx.metrics, close: () => ctx.upstream.close() };
+  const app: GatewayApp = Object.assign(listener, {
+    listen(port: number, host?: string, callback?: () => void): Server {
+      const server = createServer(listener);
+      answerClientErrors(server);
+      return host === undefined ? server.listen(port, callback) : server.listen(port, host, callback);
+    },
+  });
+  return { app, metrics, close: () => upstream.close() };
 }

@@ -1,7 +1,7 @@
 /** The command line of compute-gateway: flags, each also read from the environment, checked before start-up. */
 import { availableParallelism } from "node:os";
 import { CommanderError, Command, InvalidArgumentError, Option } from "commander";
-import type { ResponseValidationMode } from "@compute-api/contract";
+import { parseOrigins, type ResponseValidationMode } from "@compute-api/contract";
 import { defaults, parseUpstreamUrl, upstreamRequired } from "./options.js";
 
 /** What the command line decides. */
@@ -15,6 +15,7 @@ export interface CliConfig {
   maxResponseBytes: number;
   workers: number;
   passthroughUnknown: boolean;
+  corsOrigins?: string[];
   logLevel: string;
 }
 
@@ -27,6 +28,14 @@ const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => (value: string) 
 const upstreamUrl = (value: string) => {
   try {
     return parseUpstreamUrl(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+};
+
+const origins = (value: string, previous: string[] | undefined): string[] => {
+  try {
+    return parseOrigins(value, previous);
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
@@ -67,6 +76,11 @@ export function createProgram(): Command {
         .argParser((value) => (value === "auto" ? availableParallelism() : integer(1, 1024)(value))),
     )
     .addOption(new Option("--passthrough-unknown", "forward paths and methods the spec does not know, unvalidated (env: PASSTHROUGH_UNKNOWN=true)"))
+    .addOption(
+      new Option("--cors-origins <origins>", "answer CORS at the gateway for these origins (comma-separated or repeated; * for any); default: preflights go to the backend")
+        .env("CORS_ORIGINS")
+        .argParser(origins),
+    )
     .addOption(new Option("--log-level <level>", "pino level").env("LOG_LEVEL").choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"))
     .exitOverride()
     .showHelpAfterError(false);

@@ -1,26 +1,41 @@
 /** The gateway's own endpoints, outside /v1: liveness, readiness and Prometheus metrics. */
-import { ApiError, errorInfoDetail } from "@compute-api/contract";
-import { Router } from "express";
-import type { GatewayContext } from "./context.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ApiError, errorInfoDetail, type Logger } from "@compute-api/contract";
+import { sendError, sendJson } from "./responses.js";
+import type { Upstream } from "./upstream.js";
 
-/** `GET /healthz` (the gateway is up), `GET /readyz` (the upstream answers), `GET /metrics`. */
-export function operationsRouter(ctx: GatewayContext, metricsText: () => Promise<string>): Router {
-  const router = Router();
-  router.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-  router.get("/readyz", async (_req, res) => {
-    if (await ctx.upstream.ping()) {
-      res.json({ status: "ready" });
-      return;
-    }
-    const error = new ApiError(503, "service unavailable: the upstream does not answer", [errorInfoDetail("UPSTREAM_UNAVAILABLE")]);
-    res.status(503).json(error.toBody());
-  });
-  router.get("/metrics", async (_req, res) => {
-    const text = await metricsText();
-    res.setHeader("content-type", ctx.metrics.registry.contentType);
-    res.end(text);
-  });
-  return router;
+/** Answers `GET /healthz` (the gateway is up), `GET /readyz` (the upstream answers) and `GET /metrics`. */
+export type Operations = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** Returns the handler of the gateway's own endpoints; it returns false for any other request. */
+export function operations(upstream: Upstream, metricsText: () => Promise<string>, contentType: string, logger: Logger): Operations {
+  const endpoints = new Map<string, (res: ServerResponse) => void | Promise<void>>([
+    ["/healthz", (res) => sendJson(res, 200, { status: "ok" })],
+    [
+      "/readyz",
+      async (res) => {
+        if (await upstream.ping()) return sendJson(res, 200, { status: "ready" });
+        sendError(res, new ApiError(503, "service unavailable: the upstream does not answer", [errorInfoDetail("UPSTREAM_UNAVAILABLE")]));
+      },
+    ],
+    [
+      "/metrics",
+      async (res) => {
+        const text = await metricsText();
+        res.setHeader("content-type", contentType);
+        res.end(text);
+      },
+    ],
+  ]);
+  return (req, res) => {
+    const url = req.url ?? "";
+    const query = url.indexOf("?");
+    const endpoint = req.method === "GET" || req.method === "HEAD" ? endpoints.get(query < 0 ? url : url.slice(0, query)) : undefined;
+    if (!endpoint) return false;
+    Promise.resolve(endpoint(res)).catch((error: unknown) => {
+      logger.error({ err: error, path: url }, "request failed");
+      sendError(res, new ApiError(500, "internal error"));
+    });
+    return true;
+  };
 }

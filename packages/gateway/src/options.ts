@@ -16,6 +16,11 @@ export interface GatewayOptions {
   maxResponseBytes?: number;
   /** Forward paths and methods the spec does not know, unvalidated, instead of answering 404/405. */
   passthroughUnknown?: boolean;
+  /**
+   * Origins allowed by CORS (`*`: any): the gateway answers preflights and sets the CORS headers of every answer
+   * itself. Default: none — preflights go to the backend unvalidated, and its CORS headers pass through.
+   */
+  corsOrigins?: string[];
   /** Most keep-alive connections to the backend; default 128. */
   connections?: number;
   /** pino logger; default one writing JSON lines to stdout. */

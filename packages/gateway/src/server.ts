@@ -1,7 +1,7 @@
 /** Starting compute-gateway from its command line: one process, or a node:cluster primary and its workers. */
 import cluster from "node:cluster";
 import type { Server } from "node:http";
-import { answerClientErrors, createLogger, type Logger } from "@compute-api/contract";
+import { createLogger, type Logger } from "@compute-api/contract";
 import { createGateway } from "./app.js";
 import { exitCodeOf, parseCommandLine, type CliConfig } from "./cli.js";
 import { announceReady, clusterMetrics, runPrimary } from "./cluster.js";
@@ -14,11 +14,13 @@ export async function serve(config: CliConfig, logger: Logger): Promise<Server> 
     timeoutMs: config.timeoutMs,
     maxResponseBytes: config.maxResponseBytes,
     passthroughUnknown: config.passthroughUnknown,
+    ...(config.corsOrigins === undefined ? {} : { corsOrigins: config.corsOrigins }),
     logger,
     collectDefaultMetrics: true,
     ...(config.maxBodyBytes === undefined ? {} : { maxBodyBytes: config.maxBodyBytes }),
     ...(cluster.isWorker ? { metricsSource: clusterMetrics } : {}),
   });
+  // Requests Node's parser refuses (oversized headers, malformed HTTP) get the error body too (app.listen does it).
   const server = gateway.app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -27,8 +29,6 @@ export async function serve(config: CliConfig, logger: Logger): Promise<Server> 
   // Longer than the idle timeout of common load balancers (60 s), so that they close idle connections first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  // Requests Node's parser refuses (oversized headers, malformed HTTP) get the error body too.
-  answerClientErrors(server);
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   logger.info(

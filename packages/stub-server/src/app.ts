@@ -2,9 +2,9 @@
  * The stub server's Express app: a stateful stand-in for the compute service that authenticates with keys it
  * issues and holds every request and response to the spec. Building it never listens (see server.ts).
  */
-import { ApiError, createContractValidator, createLogger, errorHandler, loadSpec, notFound, requestLogger, type Logger, type OpenApiDocument } from "@compute-api/contract";
-import cors from "cors";
-import express, { type Express } from "express";
+import { ApiError, corsHandler, createLogger, loadSpec, requestLogger, specOperations, type Logger, type OpenApiDocument } from "@compute-api/contract";
+import express, { type Express, type Request, type RequestHandler } from "express";
+import { createContractValidator, errorHandler, notFound } from "./contract-validator.js";
 import { builtinFixtures } from "./fixtures/builtin.js";
 import { validFixtures } from "./fixtures/load-fixtures.js";
 import { metaRoutes } from "./meta-routes.js";
@@ -59,13 +59,17 @@ export async function createApp(options: StubOptions = {}): Promise<Express> {
     },
   });
 
-  const origins = options.corsOrigins ?? ["*"];
+  const log = requestLogger(logger, (req) => (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId);
+  const methods = [...new Set(specOperations(spec).map((o) => o.method.toUpperCase()))];
   const app = express();
   app.disable("x-powered-by");
   // 1. One log line per request, first so that it times and sees every answer.
-  app.use(requestLogger(logger));
+  app.use(((req, res, next) => {
+    log(req, res);
+    next();
+  }) as RequestHandler);
   // 2. CORS headers on every answer; preflight requests end here, before validation.
-  app.use(cors({ origin: origins.includes("*") ? "*" : origins, methods: ["GET", "POST", "PATCH"], exposedHeaders: ["x-request-id", "Retry-After"], maxAge: 600 }));
+  app.use(corsHandler(options.corsOrigins ?? ["*"], methods) as RequestHandler);
   // 3. Routes outside the spec: health, spec, docs.
   app.use(metaRoutes(spec));
   // 4. JSON body (1 MiB), then security, request and response validation against the spec.

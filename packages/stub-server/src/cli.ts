@@ -2,7 +2,7 @@
  * The `compute-stub` command line: flags and environment (commander), the data to serve, and what is printed
  * once the stub listens. Invalid flags exit with 2; data or start-up failures with 1.
  */
-import { createLogger, loadSpec } from "@compute-api/contract";
+import { createLogger, loadSpec, parseOrigins } from "@compute-api/contract";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { builtinFixtures } from "./fixtures/builtin.js";
 import { generateFixtures, minGenerateCount } from "./fixtures/generate-fixtures.js";
@@ -32,13 +32,11 @@ const integer = (min: number, max: number) => (value: string): number => {
 };
 
 const origins = (value: string, previous: string[] | undefined): string[] => {
-  const list = value.split(",").map((o) => o.trim()).filter(Boolean);
-  for (const origin of list) {
-    if (origin !== "*" && !/^https?:\/\/[^/\s]+$/.test(origin)) {
-      throw new InvalidArgumentError(`'${origin}' is not an origin such as http://localhost:5173 (scheme, host, optional port) or *.`);
-    }
+  try {
+    return parseOrigins(value, previous);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
   }
-  return [...(previous ?? []), ...list];
 };
 
 const apiKey = (value: string): string => {

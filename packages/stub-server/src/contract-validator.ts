@@ -1,78 +1,67 @@
 /**
- * Request and response validation against the bundled spec with express-openapi-validator, set up once for the
- * stub server and the gateway: the same body limit, the same security check, the same compiled schemas.
+ * Request and response validation of the stub with express-openapi-validator: the contract's JSON body parser,
+ * then the validator's routing, security check, request and response validation, plus the two checks it lacks
+ * (a required body that is absent, undeclared query parameters named as sent). The gateway holds traffic to the
+ * same spec with `@compute-api/contract`'s compiled contract; both map their errors with the contract's one
+ * mapper, and a differential test keeps them answering alike.
  */
-import type { IncomingMessage, Server } from "node:http";
-import { parse as parseQueryString } from "node:querystring";
+import type { Server } from "node:http";
+import {
+  ApiError,
+  bearerToken,
+  deref,
+  errorInfoDetail,
+  invalidRequest,
+  jsonBodyParser,
+  loadSpec,
+  mediaTypeOf,
+  missingRequestBody,
+  queryNames,
+  searchOf,
+  specOperations,
+  toApiError,
+  undeclaredQueryParameter,
+  type Logger,
+  type OpenApiDocument,
+} from "@compute-api/contract";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import { ApiError, errorInfoDetail, invalidRequest, toApiError, toFieldViolation, type FieldViolation } from "./errors.js";
-import { deref, loadSpec, specOperations, type OpenApiDocument } from "./spec.js";
-import type { Logger } from "./logging.js";
-
-/** Largest request body accepted, in bytes (1 MiB). */
-export const defaultMaxBodyBytes = 1024 * 1024;
-
-/** What happens to a response that breaks the spec. */
-export type ResponseValidationMode = "enforce" | "report" | "off";
 
 /** Checks an API key; resolve false or throw an ApiError(401) to refuse it. */
 export type Authenticate = (token: string, req: Request) => boolean | Promise<boolean>;
 
 /** Options of the contract validator. */
 export interface ContractValidatorOptions {
-  /** The bundled document; default generated/openapi.json. */
+  /** The bundled document; default the one `loadSpec()` reads. */
   spec?: OpenApiDocument;
   /** Largest request body in bytes; default 1 MiB. */
   maxBodyBytes?: number;
-  /** `enforce` (default): a non-conforming response becomes an error; `report`: it passes, onResponseViolations hears of it; `off`. */
-  responses?: ResponseValidationMode;
-  /** Called in `report` mode with the violations of a response that passed through anyway. */
-  onResponseViolations?: (violations: FieldViolation[], req: Request) => void;
+  /** `enforce` (default): a response that breaks the spec becomes a 500; `off`: responses are not checked. */
+  responses?: "enforce" | "off";
   /** Checks the bearer token after its form was checked; default: any well-formed token passes. */
   authenticate?: Authenticate;
-  /** Hears the bytes of each parsed JSON request body (decompressed, before decoding), e.g. to forward them as received. */
-  onRawBody?: (req: IncomingMessage, body: Buffer) => void;
 }
 
 /** The validator: middleware to mount, and a warm-up that compiles every schema before traffic arrives. */
 export interface ContractValidator {
-  /** JSON body parser (with the body limit) followed by express-openapi-validator. */
+  /** JSON body parser (with the body limit) followed by express-openapi-validator and the two checks it lacks. */
   middleware: RequestHandler[];
   /** Compiles the validators of every operation by sending each operation's example through them; throws when the spec does not compile. */
   warmUp(): Promise<void>;
 }
 
-/** The token of an `Authorization: Bearer <token>` header, or undefined. */
-export function bearerToken(req: { headers: Record<string, string | string[] | undefined> }): string | undefined {
-  const header = req.headers["authorization"];
-  const match = typeof header === "string" ? /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header) : null;
-  return match?.[1];
-}
+type OpenApiRequest = Request & { openapi?: { openApiRoute?: string } };
 
 /** Builds the validator. Schemas compile lazily inside express-openapi-validator; call warmUp() before listening. */
 export function createContractValidator(options: ContractValidatorOptions = {}): ContractValidator {
   const spec = options.spec ?? loadSpec();
-  const mode = options.responses ?? "enforce";
   const authenticate = options.authenticate;
-  const onRawBody = options.onRawBody;
-  const validateResponses =
-    mode === "off"
-      ? false
-      : mode === "report"
-        ? {
-            allErrors: true,
-            onError: (err: { errors?: { path?: string; message?: string; errorCode?: string }[]; message?: string }, _body: unknown, req: Request) =>
-              options.onResponseViolations?.((err.errors ?? [{ path: "/response", message: err.message ?? "invalid" }]).map(toFieldViolation), req),
-          }
-        : { allErrors: true };
-
   const validator = OpenApiValidator.middleware({
     apiSpec: structuredClone(spec) as never,
     validateApiSpec: true,
     // Unknown query parameters are refused by undeclaredQueryParameters below, which names them as sent.
     validateRequests: { allErrors: true, allowUnknownQueryParameters: true, coerceTypes: false },
-    validateResponses,
+    validateResponses: options.responses === "off" ? false : { allErrors: true },
     validateSecurity: {
       handlers: {
         bearerAuth: async (req) => {
@@ -87,19 +76,47 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
     formats: {
       int32: { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 },
     },
-  });
+  }) as RequestHandler[];
+  // The body check belongs after security (401 first) and before the request validator, as in the compiled contract.
+  const at = validator.findIndex((handler) => handler.name === "requestMiddleware");
+  if (at < 0) throw new Error("express-openapi-validator no longer has a requestMiddleware: the stub's validator set-up needs a look");
 
   const middleware: RequestHandler[] = [
-    express.json({
-      limit: options.maxBodyBytes ?? defaultMaxBodyBytes,
-      strict: true,
-      type: ["application/json", "application/*+json"],
-      ...(onRawBody ? { verify: (req: IncomingMessage, _res: unknown, body: Buffer) => onRawBody(req, body) } : {}),
-    }),
-    ...(validator as RequestHandler[]),
+    jsonBodyParser(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }) as RequestHandler,
+    ...validator.slice(0, at),
+    requiredBodies(spec),
+    ...validator.slice(at),
     undeclaredQueryParameters(spec),
   ];
   return { middleware, warmUp: () => warmUp(spec, middleware) };
+}
+
+/** `METHOD /template` → what is wanted of the operation. */
+const byRoute = <T>(spec: OpenApiDocument, f: (operation: Record<string, unknown>, parameters: { name: string; in: string }[]) => T) =>
+  new Map(specOperations(spec).map(({ path, method, operation, parameters }) => [`${method} ${path}`, f(operation, parameters)]));
+
+/** The route of a request as express-openapi-validator found it, as `method /template`. */
+const routeOf = (req: OpenApiRequest): string | undefined => {
+  const route = req.openapi?.openApiRoute;
+  return route === undefined ? undefined : `${req.method.toLowerCase()} ${route}`;
+};
+
+/**
+ * Refuses a JSON request without a body when the operation requires one. express-openapi-validator decides
+ * whether a body is required from its schema's `required` list, not from `requestBody.required`, so a PATCH with
+ * `Content-Type: application/json` and no body used to reach the handler (and answer 500).
+ */
+function requiredBodies(spec: OpenApiDocument): RequestHandler {
+  const required = byRoute(spec, (operation) => {
+    const body = operation["requestBody"] ? deref<{ required?: boolean; content?: Record<string, unknown> }>(spec, operation["requestBody"]) : undefined;
+    return body?.required === true ? new Set(Object.keys(body.content ?? {}).map(mediaTypeOf)) : undefined;
+  });
+  return (req, _res, next) => {
+    const route = routeOf(req);
+    const types = route === undefined ? undefined : required.get(route);
+    if (!types || req.body !== undefined || !types.has(mediaTypeOf(req.headers["content-type"]))) return next();
+    next(invalidRequest([missingRequestBody]));
+  };
 }
 
 /**
@@ -108,22 +125,14 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
  * nor seen) and renames `a[b]` to `a`; here the names are read from the query string itself.
  */
 function undeclaredQueryParameters(spec: OpenApiDocument): RequestHandler {
-  const declared = new Map(
-    specOperations(spec).map(({ path, method, parameters }) => [
-      `${method} ${path}`,
-      new Set(parameters.filter((p) => p.in === "query").map((p) => p.name)),
-    ]),
-  );
+  const declared = byRoute(spec, (_operation, parameters) => new Set(parameters.filter((p) => p.in === "query").map((p) => p.name)));
   return (req, _res, next) => {
-    const route = (req as Request & { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
-    const search = req.originalUrl.indexOf("?");
-    if (!route || search < 0) return next();
-    // express-openapi-validator answers HEAD with the GET operation's schema.
-    const method = req.method === "HEAD" ? "get" : req.method.toLowerCase();
-    const known = declared.get(`${method} ${route}`) ?? new Set<string>();
-    const unknown = Object.keys(parseQueryString(req.originalUrl.slice(search + 1))).filter((name) => !known.has(name));
+    const route = routeOf(req);
+    if (route === undefined) return next();
+    const known = declared.get(route) ?? new Set<string>();
+    const unknown = queryNames(searchOf(req.originalUrl)).filter((name) => !known.has(name));
     if (unknown.length === 0) return next();
-    next(invalidRequest(unknown.map((name) => ({ field: name, description: `Unknown query parameter '${name}'`, reason: "invalid" }))));
+    next(invalidRequest(unknown.map(undeclaredQueryParameter)));
   };
 }
 

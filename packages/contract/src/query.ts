@@ -1,0 +1,42 @@
+/**
+ * The query string as the stub server reads it: Express 5's `simple` parser (node:querystring), then
+ * express-openapi-validator's bracket notation (`a[b]=1` becomes `a: { b: "1" }`, `[x]=1` is dropped), so that
+ * the compiled contract validates the same values the stub validates.
+ */
+import { parse as parseQueryString } from "node:querystring";
+import { parse as parseQs } from "qs";
+
+/** Parsed query values by name. */
+export type Query = Record<string, unknown>;
+
+/** The query string of a request target (after the first `?`), or "" when there is none. */
+export function searchOf(url: string): string {
+  const at = url.indexOf("?");
+  return at < 0 ? "" : url.slice(at + 1);
+}
+
+/** The names of the query parameters as sent, for the check of undeclared names. */
+export function queryNames(search: string): string[] {
+  return search === "" ? [] : Object.keys(parseQueryString(search));
+}
+
+/**
+ * Parses a query string into the values the parameter validators see. Names with a `[` that the operation does
+ * not declare literally (`literal`) are read as qs bracket notation, as express-openapi-validator does.
+ */
+export function parseQuery(search: string, literal: ReadonlySet<string> = new Set()): Query {
+  const query: Query = search === "" ? {} : { ...parseQueryString(search) };
+  for (const key of Object.keys(query)) {
+    if (!key.includes("[") || literal.has(key)) continue;
+    const name = key.split("[")[0] ?? "";
+    const parsed = parseQs(`${key}=${String(query[key])}`) as Query;
+    const value = parsed[name];
+    if (value !== undefined) {
+      const current = query[name];
+      const merge = typeof current === "object" && current !== null && typeof value === "object" && value !== null && !Array.isArray(value);
+      query[name] = merge ? { ...current, ...value } : value;
+    }
+    delete query[key];
+  }
+  return query;
+}
