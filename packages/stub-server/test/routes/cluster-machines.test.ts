@@ -1,7 +1,8 @@
 /** updateClusterMachine against a real stub with the built-in data: the PATCH rules of the spec. */
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Cluster, ClusterMachine } from "../../src/types.js";
-import { expectError, json, reasons, startTestStub, violations, type TestStub, type UserId } from "../support/stub.js";
+import { expectError, json, reasons, startTestStub, violations, type ErrorBodyLike, type TestStub, type UserId } from "../support/stub.js";
 
 let stub: TestStub;
 beforeAll(async () => {
@@ -122,6 +123,26 @@ describe("updateClusterMachine", () => {
     const before = await cluster("cl-train-01");
     const error = await expectError(await patch("proj-alpha", "cm-alpha-01", body), 400);
     expect(violations(error).map((v) => v.field)).toEqual(fields);
+    expect(await cluster("cl-train-01")).toEqual(before);
+  });
+
+  it("answers a JSON PATCH with no body at all (no Content-Length, as curl sends it) 400 naming the body, not 500", async () => {
+    const before = await cluster("cl-train-01");
+    const { port } = new URL(stub.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: "127.0.0.1", port: Number(port) });
+      let text = "";
+      socket.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+      socket.end(
+        "PATCH /v1/projects/proj-alpha/cluster-machines/cm-alpha-01 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+          `Authorization: Bearer ${stub.keys.alice}\r\nContent-Type: application/json\r\n\r\n`,
+      );
+    });
+    const [head = "", body = ""] = answer.split("\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1.1 400 /);
+    expect(violations(JSON.parse(body) as ErrorBodyLike)).toEqual([{ field: "", description: "must have required property 'body'", reason: "required" }]);
     expect(await cluster("cl-train-01")).toEqual(before);
   });
 });
