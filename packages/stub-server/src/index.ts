@@ -8,3 +8,4 @@ export { FixtureError, loadFixtures, validFixtures } from "./fixtures/load-fixtu
 export { generateFixtures, type GenerateOptions } from "./fixtures/generate-fixtures.js";
 export { apiKeyPrefix } from "./store/api-keys.js";
 export type { Fixtures, FixtureUser, FixtureApiKey } from "./types.js";
+export { createContractValidator, errorHandler, type Authenticate, type ContractValidator, type ContractValidatorOptions } from "./contract-validator.js";
