@@ -6,6 +6,7 @@
  * (never a 5xx, never HTML, never a hang: every exchange has a deadline), nothing changes, and the target
  * answers a normal request correctly afterwards.
  */
+import { Agent, request } from "node:http";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { clusterState, errorProblems, expectHealthy, expectNoProblems, validator, violationsOf } from "./support/checks.js";
@@ -50,6 +51,31 @@ describe.each<TargetName>(["stub", "gateway"])("hostile input, %s", (targetName)
 
   it.each(malformed)("%s: Node's parser refuses it with the error body", async (name, bytes, status) => {
     expectError(await sendBytes(target.url, bytes(new URL(target.url).host, target.keys.alice)), [status], name);
+  });
+
+  it("HEAD, on a keep-alive connection: a spec path is 405 (Allow: GET) and oversized headers 431, each without a body, read cleanly by node:http", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const head = (headers: Record<string, string>) =>
+      new Promise<{ status?: number; allow?: string; bytes: number; error?: string }>((resolve) => {
+        const out: { status?: number; allow?: string; bytes: number; error?: string } = { bytes: 0 };
+        const { hostname, port } = new URL(target.url);
+        const req = request({ host: hostname, port, method: "HEAD", path: "/v1/resources/search?query=a", headers, agent }, (res) => {
+          if (res.statusCode !== undefined) out.status = res.statusCode;
+          if (res.headers.allow !== undefined) out.allow = res.headers.allow;
+          res.on("data", (c: Buffer) => (out.bytes += c.length));
+          res.on("end", () => setTimeout(() => resolve(out), 50));
+        });
+        req.on("error", (error: NodeJS.ErrnoException) => resolve({ ...out, error: error.code ?? error.message }));
+        req.end();
+      });
+    try {
+      const auth = { authorization: `Bearer ${target.keys.alice}` };
+      expect(await head(auth)).toEqual({ status: 405, allow: "GET", bytes: 0 });
+      expect(await head({ ...auth, "x-padding": "a".repeat(20_000) })).toEqual({ status: 431, bytes: 0 });
+      expect(await head(auth)).toEqual({ status: 405, allow: "GET", bytes: 0 });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it("a query that is not percent-encoded UTF-8 is taken as written, never a 5xx (known leniency of the query parser)", async () => {

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerClientErrors } from "../src/client-errors.js";
@@ -47,5 +47,27 @@ describe("answerClientErrors", () => {
     const parsed: unknown = JSON.parse(body);
     expect(parsed).toMatchObject({ code: status });
     expect(errorBodyErrors(parsed)).toEqual([]);
+  });
+
+  it("answers a HEAD with oversized headers 431 without a body, which a client would read as the next response", async () => {
+    const answer = await exchange(port, `HEAD / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    const [head = "", body] = answer.split("\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1.1 431 /);
+    expect(head).toMatch(/\r\ncontent-length: [1-9]\d*/i);
+    expect(body).toBe("");
+  });
+
+  it("lets node:http read the 431 to a HEAD cleanly (it failed with HPE_CLOSED_CONNECTION on the body)", async () => {
+    const outcome = await new Promise<{ status?: number; error?: string }>((resolve) => {
+      const result: { status?: number; error?: string } = {};
+      const req = request({ host: "127.0.0.1", port, method: "HEAD", path: "/", headers: { "x-big": "a".repeat(20_000) } }, (res) => {
+        if (res.statusCode !== undefined) result.status = res.statusCode;
+        res.resume();
+      });
+      req.on("error", (error: NodeJS.ErrnoException) => (result.error = error.code ?? error.message));
+      req.on("close", () => setTimeout(() => resolve(result), 50));
+      req.end();
+    });
+    expect(outcome).toEqual({ status: 431 });
   });
 });

@@ -95,18 +95,19 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     if (ownEndpoints(req, res)) return;
     // 2. One log line per request, with its x-request-id (propagated or new), and every answer counted.
     const record = log(req, res);
-    let passthrough = false;
+    // What an answered request is counted as when no operation was found: forwarded unvalidated, or refused.
+    let unvalidated: "preflight" | "unknown" | undefined;
     res.once("close", () => {
-      const operationId = record.operationId ?? (passthrough ? "unknown" : "none");
+      const operationId = record.operationId ?? unvalidated ?? "none";
       metrics.requests.inc({ operation_id: operationId, status: res.writableFinished ? String(res.statusCode) : "aborted" });
     });
     // 3. CORS: with --cors-origins the gateway answers preflights and sets the headers; without, the backend owns
     //    its CORS policy and preflights go to it unvalidated.
     if (cors ? runCors(cors, req, res) : false) return;
     // 4. Unvalidated: preflights the backend answers, and with --passthrough-unknown what the spec does not describe.
-    passthrough = (!cors && isPreflight(req)) || (isSpecRoute !== undefined && !isSpecRoute(method, (req.url ?? "").split("?")[0] ?? ""));
-    if (passthrough) {
-      if (isSpecRoute && !isPreflight(req)) metrics.passthrough.inc({ method });
+    unvalidated = !cors && isPreflight(req) ? "preflight" : isSpecRoute && !isSpecRoute(method, (req.url ?? "").split("?")[0] ?? "") ? "unknown" : undefined;
+    if (unvalidated) {
+      if (unvalidated === "unknown") metrics.passthrough.inc({ method });
       const response = await exchange(req, res, record.id, undefined);
       if (response) deliver(res, response, method, false);
       return;

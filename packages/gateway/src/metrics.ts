@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client
 /** The metrics a gateway records. */
 export interface GatewayMetrics {
   registry: Registry;
-  /** Requests answered, by operationId (`unknown` for passthrough, `none` for no operation) and status. */
+  /** Requests answered, by operationId (`preflight` and `unknown` (passthrough) for those forwarded unvalidated, `none` for no operation) and status. */
   requests: Counter<"operation_id" | "status">;
   /** Requests and responses that broke the contract, by direction (`request`, `response`) and operationId. */
   violations: Counter<"direction" | "operation_id">;

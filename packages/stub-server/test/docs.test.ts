@@ -1,18 +1,13 @@
-/** The /docs page in a real browser (Debian's chromium through playwright-core): the three operations render. */
-import { chromium, type Browser } from "playwright-core";
+/** The /docs page in a real browser (Chromium through playwright-core): the three operations render. */
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../../../test/support/browser.js";
 import { startTestStub, type TestStub } from "./support/stub.js";
 
 let stub: TestStub;
 let browser: Browser;
 beforeAll(async () => {
-  [stub, browser] = await Promise.all([
-    startTestStub(),
-    chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    }),
-  ]);
+  [stub, browser] = await Promise.all([startTestStub(), launchChromium()]);
 });
 afterAll(async () => {
   await browser?.close();
