@@ -15,7 +15,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { ValidateFunction } from "ajv";
 import { ajvErrorItems, ApiError, invalidRequest, toApiError, toFieldViolation, type FieldViolation, type ValidatorErrorItem } from "./errors.js";
 import { bearerToken } from "./bearer.js";
-import { parseQuery, queryNames, searchOf } from "./query.js";
+import { parseQuery, searchOf } from "./query.js";
 import { createRouteTable, type RouteMatch } from "./routes.js";
 import { createAjv } from "./schema-validator.js";
 import { deref, loadSpec, specOperations, type OpenApiDocument } from "./spec.js";
@@ -260,15 +260,15 @@ export function compileContract(options: ContractOptions = {}): Contract {
       bodyValidator = value;
     }
     // 400: every parameter and body violation, parameters first.
-    const search = searchOf(request.url);
+    const query = parseQuery(searchOf(request.url), op.literalQueryNames);
     const items: ValidatorErrorItem[] = [];
-    if (op.parameters && !op.parameters({ query: parseQuery(search, op.literalQueryNames), headers: request.headers, params: match.params })) {
+    if (op.parameters && !op.parameters({ query: query.values, headers: request.headers, params: match.params })) {
       items.push(...ajvErrorItems(op.parameters.errors ?? []));
     }
     if (bodyValidator && request.body !== undefined && !bodyValidator(request.body)) items.push(...ajvErrorItems(bodyValidator.errors ?? [], "/body"));
     if (items.length > 0) return invalidRequest(items.map(toFieldViolation));
     // 400: query parameters the operation does not declare, named as sent.
-    const unknown = queryNames(search).filter((name) => !op.queryNames.has(name));
+    const unknown = query.names.filter((name) => !op.queryNames.has(name));
     return unknown.length > 0 ? invalidRequest(unknown.map(undeclaredQueryParameter)) : undefined;
   };
 

@@ -9,6 +9,12 @@ import { parse as parseQs } from "qs";
 /** Parsed query values by name. */
 export type Query = Record<string, unknown>;
 
+/** A query string read once: the names as sent, and the values the parameter validators see. */
+export interface ParsedQuery {
+  names: string[];
+  values: Query;
+}
+
 /** The query string of a request target (after the first `?`), or "" when there is none. */
 export function searchOf(url: string): string {
   const at = url.indexOf("?");
@@ -21,12 +27,15 @@ export function queryNames(search: string): string[] {
 }
 
 /**
- * Parses a query string into the values the parameter validators see. Names with a `[` that the operation does
- * not declare literally (`literal`) are read as qs bracket notation, as express-openapi-validator does.
+ * Parses a query string into its names as sent and the values the parameter validators see. Names with a `[`
+ * that the operation does not declare literally (`literal`) are read as qs bracket notation, as
+ * express-openapi-validator does.
  */
-export function parseQuery(search: string, literal: ReadonlySet<string> = new Set()): Query {
-  const query: Query = search === "" ? {} : { ...parseQueryString(search) };
-  for (const key of Object.keys(query)) {
+export function parseQuery(search: string, literal: ReadonlySet<string> = new Set()): ParsedQuery {
+  if (search === "") return { names: [], values: {} };
+  const query: Query = { ...parseQueryString(search) };
+  const names = Object.keys(query);
+  for (const key of names) {
     if (!key.includes("[") || literal.has(key)) continue;
     const name = key.split("[")[0] ?? "";
     const parsed = parseQs(`${key}=${String(query[key])}`) as Query;
@@ -38,5 +47,5 @@ export function parseQuery(search: string, literal: ReadonlySet<string> = new Se
     }
     delete query[key];
   }
-  return query;
+  return { names, values: query };
 }

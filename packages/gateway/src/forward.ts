@@ -13,21 +13,20 @@ const hasUnreadBody = (req: IncomingMessage) =>
  * ApiError (502, 503, 504).
  */
 export async function forward(upstream: Upstream, req: IncomingMessage, res: ServerResponse, id: string, parsed?: Buffer): Promise<UpstreamResponse | undefined> {
-  const gone = new AbortController();
+  const encoding = String(req.headers["content-encoding"] ?? "identity").toLowerCase();
+  const exchange = upstream.send({
+    method: req.method ?? "GET",
+    url: req.url ?? "/",
+    headers: upstreamRequestHeaders(req, id, parsed !== undefined && encoding !== "identity"),
+    body: parsed ?? (hasUnreadBody(req) ? req : undefined),
+  });
   const onClose = () => {
-    if (!res.writableFinished) gone.abort();
+    if (!res.writableFinished) exchange.abort();
   };
   res.once("close", onClose);
-  if (req.socket.destroyed) gone.abort();
-  const encoding = String(req.headers["content-encoding"] ?? "identity").toLowerCase();
+  if (req.socket.destroyed) exchange.abort();
   try {
-    return await upstream.send({
-      method: req.method ?? "GET",
-      url: req.url ?? "/",
-      headers: upstreamRequestHeaders(req, id, parsed !== undefined && encoding !== "identity"),
-      body: parsed ?? (hasUnreadBody(req) ? req : undefined),
-      signal: gone.signal,
-    });
+    return await exchange.response;
   } catch (error) {
     if (error instanceof CallerGone) return undefined;
     throw error;

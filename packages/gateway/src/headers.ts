@@ -23,13 +23,12 @@ const hopByHop = new Set([
 
 /** The end-to-end headers: without hop-by-hop headers, those the Connection header names, and `drop`. */
 export function endToEndHeaders(headers: Headers, drop: readonly string[] = []): Record<string, string | string[]> {
-  const named = String(headers["connection"] ?? "")
-    .toLowerCase()
-    .split(",")
-    .map((token) => token.trim());
+  const connection = headers["connection"];
+  const named = connection === undefined ? undefined : new Set(String(connection).toLowerCase().split(",").map((token) => token.trim()));
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || hopByHop.has(name) || named.includes(name) || drop.includes(name)) continue;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || hopByHop.has(name) || named?.has(name) || drop.includes(name)) continue;
     out[name] = value;
   }
   return out;

@@ -1,10 +1,12 @@
 /**
- * The backend connection: an undici keep-alive pool, one request per call, the whole response body read
- * under a size limit and a deadline, and every fault turned into the error body's status.
+ * The backend connection: an undici keep-alive pool, one request per call, the whole response body collected
+ * under a size limit and a deadline, and every fault turned into the error body's status. The request goes
+ * through undici's dispatcher interface (a handler with callbacks) rather than its `request()` API, so that a
+ * response is read without a Readable stream, an async iterator or an AbortController per request.
  */
 import type { Readable } from "node:stream";
 import { ApiError, errorInfoDetail, retryInfoDetail } from "@compute-api/contract";
-import { Pool } from "undici";
+import { Pool, type Dispatcher } from "undici";
 import type { Headers } from "./headers.js";
 
 /** One request to the backend. */
@@ -14,8 +16,6 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string | string[]>;
   body?: Buffer | Readable | undefined;
-  /** Aborted when the caller goes away. */
-  signal: AbortSignal;
 }
 
 /** A complete backend response. */
@@ -27,10 +27,18 @@ export interface UpstreamResponse {
   seconds: number;
 }
 
+/** A request on its way: its response, and a way to abandon it when the caller goes away. */
+export interface Exchange {
+  /** Resolves with the whole response; rejects with an ApiError (502/503/504), or with CallerGone after abort(). */
+  response: Promise<UpstreamResponse>;
+  /** The caller disconnected: the backend request is aborted. */
+  abort(): void;
+}
+
 /** The backend as the gateway sees it. */
 export interface Upstream {
-  /** Sends one request; rejects with an ApiError (502/503/504) on a fault, or with CallerGone. */
-  send(request: UpstreamRequest): Promise<UpstreamResponse>;
+  /** Sends one request. */
+  send(request: UpstreamRequest): Exchange;
   /** Resolves true when the backend answers anything at all within the deadline. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -51,7 +59,7 @@ const errorCode = (error: unknown): string | undefined => {
   return e?.code ?? e?.cause?.code ?? e?.errors?.[0]?.code;
 };
 
-/** Maps a failed request onto the gateway's answer. */
+/** Maps a failed request onto the gateway's answer; the cause is kept (not enumerable) for the log line. */
 function faultError(error: unknown, timeoutMs: number, timedOut: boolean): ApiError {
   let apiError: ApiError;
   if (timedOut || timeouts.has(errorCode(error) ?? "")) {
@@ -63,7 +71,6 @@ function faultError(error: unknown, timeoutMs: number, timedOut: boolean): ApiEr
   } else {
     apiError = new ApiError(502, "upstream connection closed before the response was complete", [errorInfoDetail("UPSTREAM_CONNECTION_LOST")]);
   }
-  // Logged by the error handler with the undici error as its cause; never sent.
   Object.defineProperty(apiError, "cause", { value: error, enumerable: false });
   return apiError;
 }
@@ -77,48 +84,53 @@ export function createUpstream(url: URL, options: { timeoutMs: number; maxRespon
   const tooLarge = () =>
     new ApiError(502, `upstream response body is larger than the limit of ${maxResponseBytes} bytes`, [errorInfoDetail("UPSTREAM_RESPONSE_TOO_LARGE")]);
 
-  async function send(request: UpstreamRequest): Promise<UpstreamResponse> {
+  function send(request: UpstreamRequest): Exchange {
     const started = process.hrtime.bigint();
-    const controller = new AbortController();
+    let controller: Dispatcher.DispatchController | undefined;
+    let stop: Error | undefined;
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const callerGone = () => controller.abort();
-    if (request.signal.aborted) controller.abort();
-    request.signal.addEventListener("abort", callerGone, { once: true });
-    try {
-      const response = await pool.request({
-        method: request.method as "GET",
-        path: basePath + request.url,
-        headers: request.headers,
-        body: request.body ?? null,
-        signal: controller.signal,
-      });
-      const declared = Number(response.headers["content-length"]);
-      if (declared > maxResponseBytes) {
-        response.body.on("error", () => {}).destroy();
-        throw tooLarge();
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        // Leaving the loop destroys the body, which closes the connection.
-        if (size > maxResponseBytes) throw tooLarge();
-        chunks.push(chunk);
-      }
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      return { status: response.statusCode, headers: response.headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), seconds };
-    } catch (error) {
-      if (error instanceof ApiError) throw error;
-      if (request.signal.aborted && !timedOut) throw new CallerGone("the caller disconnected");
-      throw faultError(error, timeoutMs, timedOut);
-    } finally {
-      clearTimeout(timer);
-      request.signal.removeEventListener("abort", callerGone);
-    }
+    const abort = (reason: Error) => {
+      stop ??= reason;
+      controller?.abort(reason);
+    };
+    let status = 0;
+    let headers: Headers = {};
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const response = new Promise<UpstreamResponse>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        timedOut = true;
+        abort(new Error("deadline"));
+      }, timeoutMs);
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(c) {
+          controller = c;
+          if (stop) c.abort(stop);
+        },
+        onResponseStart(c, statusCode, responseHeaders) {
+          status = statusCode;
+          headers = responseHeaders as Headers;
+          if (Number(responseHeaders["content-length"]) > maxResponseBytes) c.abort(tooLarge());
+        },
+        onResponseData(c, chunk) {
+          size += chunk.length;
+          if (size > maxResponseBytes) c.abort(tooLarge());
+          else chunks.push(chunk);
+        },
+        onResponseEnd() {
+          clearTimeout(timer);
+          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          resolve({ status, headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), seconds });
+        },
+        onResponseError(_c, error) {
+          clearTimeout(timer);
+          if (error instanceof ApiError || error instanceof CallerGone) reject(error);
+          else reject(faultError(error, timeoutMs, timedOut));
+        },
+      };
+      pool.dispatch({ method: request.method as Dispatcher.HttpMethod, path: basePath + request.url, headers: request.headers, body: request.body ?? null }, handler);
+    });
+    return { response, abort: () => abort(new CallerGone("the caller disconnected")) };
   }
 
   async function ping(): Promise<boolean> {
