@@ -1,37 +1,73 @@
 /**
- * `npm run bench`: autocannon on 127.0.0.1 against a minimal upstream — direct, through a bare undici proxy, and
- * through the gateway with no validation, requests only, and both ways — for each operation and for search
- * responses of 10, 100 and 1,000 results. Prints a table of req/s and p50/p99 latency. Each cell is warmed up
- * for 1 s, then measured BENCH_ROUNDS times (default 2, alternating between the targets), and the best round is
- * kept: on a small shared machine, other load only ever makes a round slower.
+ * `npm run bench`: autocannon on 127.0.0.1, side by side in one run, against a minimal upstream — direct (the
+ * ceiling), through a bare undici proxy (the floor of any proxy), through Stoplight Prism's validation proxy
+ * (`prism proxy … --errors`, the peer), and through compute-gateway with both-way validation (`enforce`) and its
+ * default logging at `info` — for search with 10 and 100 results, the PATCH and the POST. Each cell is warmed up
+ * for 1 s, then measured BENCH_ROUNDS times (default 3), the targets interleaved round by round, and the best
+ * round is kept: on a small shared machine other load only ever makes a round slower. Prints req/s, p50 and p99
+ * latency, and the gateway's ratios to the bare proxy and to Prism.
  *
- * BENCH_DURATION (s per round, default 2), BENCH_CONNECTIONS (default 32); BENCH_ONLY (a regular expression) runs
- * only the operations whose name matches; BENCH_PROFILE=1 records CPU profiles of the gateways while they serve
- * (in $TMPDIR/compute-gateway-profiles) and prints where their time goes.
+ * BENCH_DURATION (s per round, default 3), BENCH_CONNECTIONS (default 32); BENCH_ONLY (a regular expression) runs
+ * only the operations whose name matches; BENCH_PROFILE=1 also records a CPU profile of the gateway (in
+ * $TMPDIR/compute-gateway-profiles) and prints where its time goes.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { summarizeProfiles } from "./profile-summary.js";
 
-const duration = Number(process.env["BENCH_DURATION"] ?? 2);
-const rounds = Number(process.env["BENCH_ROUNDS"] ?? 2);
+const duration = Number(process.env["BENCH_DURATION"] ?? 3);
+const rounds = Number(process.env["BENCH_ROUNDS"] ?? 3);
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 32);
 const profile = process.env["BENCH_PROFILE"] === "1";
 const only = new RegExp(process.env["BENCH_ONLY"] ?? "");
 const loadBefore = loadavg().map((n) => n.toFixed(1)).join(" ");
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const profileDir = join(tmpdir(), "compute-gateway-profiles");
+const spec = here("../generated/openapi.json");
+const prism = here("../node_modules/@stoplight/prism-cli/dist/index.js");
+const gatewayBin = here("../packages/gateway/dist/bin.js");
 
 const children: ChildProcess[] = [];
 
-/** Starts a bench script in its own process and resolves its port once it prints `ready <port>` on stderr. */
-function start(script: string, args: string[]): Promise<string> {
-  const env = profile ? { ...process.env, PROFILE_DIR: profileDir } : process.env;
-  const child = spawn(process.execPath, ["--import", "tsx", here(script), ...args], { stdio: ["ignore", "ignore", "pipe"], env });
+/** A port that was free a moment ago, for the servers whose port is given on their command line. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a process (its output discarded, as a production log would go elsewhere) and resolves once `url` answers. */
+async function start(name: string, args: string[], url: string): Promise<string> {
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+  children.push(child);
+  let err = "";
+  child.stderr!.on("data", (chunk: Buffer) => (err = (err + chunk.toString()).slice(-4000)));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${err}`);
+    try {
+      await fetch(url);
+      return new URL(url).origin;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${name} did not answer at ${url} within 60 s: ${err}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/** Starts a bench script that prints `ready <port>` on stderr. */
+function startScript(script: string, args: string[]): Promise<string> {
+  const child = spawn(process.execPath, ["--import", "tsx", here(script), ...args], { stdio: ["ignore", "ignore", "pipe"] });
   children.push(child);
   return new Promise((resolve, reject) => {
     let err = "";
@@ -45,16 +81,15 @@ function start(script: string, args: string[]): Promise<string> {
 }
 
 const workloads = [
-  { name: "updateClusterMachine", method: "PATCH", path: "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01", body: '{"powerState":"POWERING_ON","priceHr":{"value":"2.50"}}' },
-  { name: "createApiKey", method: "POST", path: "/v1/api-keys", body: '{"apikeyId":"bench-key"}' },
   { name: "searchResources, 10 results", method: "GET", path: "/v1/resources/search?query=r10" },
   { name: "searchResources, 100 results", method: "GET", path: "/v1/resources/search?query=r100" },
-  { name: "searchResources, 1,000 results", method: "GET", path: "/v1/resources/search?query=r1000" },
+  { name: "updateClusterMachine", method: "PATCH", path: "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01", body: '{"powerState":"POWERING_ON","priceHr":{"value":"2.50"}}' },
+  { name: "createApiKey", method: "POST", path: "/v1/api-keys", body: '{"apikeyId":"bench-key"}' },
 ];
 
 type Row = { workload: string; target: string; rps: number; p50: number; p99: number; non2xx: number; errors: number };
 
-async function measure(url: string, workload: (typeof workloads)[number], seconds: number) {
+function measure(url: string, workload: (typeof workloads)[number], seconds: number) {
   return autocannon({
     url: url + workload.path,
     method: workload.method,
@@ -65,18 +100,29 @@ async function measure(url: string, workload: (typeof workloads)[number], second
   });
 }
 
+const gatewayTarget = "compute-gateway, both ways";
+const prismTarget = "Prism proxy --errors";
+const bareTarget = "bare undici proxy";
+
 async function main(): Promise<void> {
   if (profile) {
     rmSync(profileDir, { recursive: true, force: true });
     mkdirSync(profileDir);
   }
-  const upstream = await start("./upstream.ts", []);
+  const upstream = await startScript("./upstream.ts", []);
+  const [prismPort, gatewayPort] = [await freePort(), await freePort()];
   const targets: [string, string][] = [
     ["direct", upstream],
-    ["bare undici proxy", await start("./bare-proxy.ts", [upstream])],
-    ["gateway, no validation", await start("./gateway-target.ts", [upstream, "off"])],
-    ["gateway, requests only", await start("./gateway-target.ts", [upstream, "requests"])],
-    ["gateway, both ways", await start("./gateway-target.ts", [upstream, "both"])],
+    [bareTarget, await startScript("./bare-proxy.ts", [upstream])],
+    [prismTarget, await start("prism", [prism, "proxy", spec, upstream, "--errors", "--host", "127.0.0.1", "--port", String(prismPort)], `http://127.0.0.1:${prismPort}/`)],
+    [
+      gatewayTarget,
+      await start(
+        "compute-gateway",
+        [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), gatewayBin, "--upstream", upstream, "--port", String(gatewayPort), "--response-validation", "enforce", "--log-level", "info"],
+        `http://127.0.0.1:${gatewayPort}/healthz`,
+      ),
+    ],
   ];
   const rows: Row[] = [];
   for (const workload of workloads.filter((w) => only.test(w.name))) {
@@ -99,15 +145,17 @@ function print(rows: Row[]): void {
   const cpu = cpus();
   console.log(
     `\n${cpu.length} × ${cpu[0]?.model.trim() ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
-      `${connections} connections, best of ${rounds} × ${duration} s per cell; load average before: ${loadBefore}\n`,
+      `${connections} connections, best of ${rounds} × ${duration} s per cell, targets interleaved; load average before: ${loadBefore}\n`,
   );
-  console.log("| operation | target | req/s | p50 ms | p99 ms | vs bare proxy |");
-  console.log("|---|---|---:|---:|---:|---:|");
+  console.log("| operation | target | req/s | p50 ms | p99 ms | vs bare proxy | vs Prism |");
+  console.log("|---|---|---:|---:|---:|---:|---:|");
+  const ratio = (row: Row, target: string) => {
+    const other = rows.find((r) => r.workload === row.workload && r.target === target);
+    return row.target === gatewayTarget && other ? `${(row.rps / other.rps).toFixed(2)}×` : "";
+  };
   for (const row of rows) {
-    const bare = rows.find((r) => r.workload === row.workload && r.target === "bare undici proxy");
-    const ratio = row.target.startsWith("gateway") && bare ? `${((row.rps / bare.rps) * 100).toFixed(0)} %` : "";
     const note = row.non2xx > 0 ? ` (${row.non2xx} non-2xx)` : row.errors > 0 ? ` (${row.errors} errors)` : "";
-    console.log(`| ${row.workload} | ${row.target}${note} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${ratio} |`);
+    console.log(`| ${row.workload} | ${row.target}${note} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${ratio(row, bareTarget)} | ${ratio(row, prismTarget)} |`);
   }
 }
 
