@@ -2,7 +2,8 @@
  * `npm run bench`: autocannon on 127.0.0.1, side by side in one run, against a minimal upstream — direct (the
  * ceiling), through a bare undici proxy (the floor of any proxy), through Stoplight Prism's validation proxy
  * (`prism proxy … --errors`, the peer), and through compute-gateway with both-way validation (`enforce`) and its
- * default logging at `info` — for search with 10 and 100 results, the PATCH and the POST. Each cell is warmed up
+ * default logging at `info` — for search with 10 and 100 results (and 100 gzip-compressed by the upstream, for a
+ * caller that accepts gzip), the PATCH and the POST. Each cell is warmed up
  * for 1 s, then measured BENCH_ROUNDS times (default 3), the targets interleaved round by round, and the best
  * round is kept: on a small shared machine other load only ever makes a round slower. Prints req/s, p50 and p99
  * latency, and the gateway's ratios to the bare proxy and to Prism.
@@ -80,9 +81,10 @@ function startScript(script: string, args: string[]): Promise<string> {
   });
 }
 
-const workloads = [
+const workloads: { name: string; method: string; path: string; body?: string; headers?: Record<string, string> }[] = [
   { name: "searchResources, 10 results", method: "GET", path: "/v1/resources/search?query=r10" },
   { name: "searchResources, 100 results", method: "GET", path: "/v1/resources/search?query=r100" },
+  { name: "searchResources, 100 results, gzip", method: "GET", path: "/v1/resources/search?query=r100", headers: { "accept-encoding": "gzip" } },
   { name: "updateClusterMachine", method: "PATCH", path: "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01", body: '{"powerState":"POWERING_ON","priceHr":{"value":"2.50"}}' },
   { name: "createApiKey", method: "POST", path: "/v1/api-keys", body: '{"apikeyId":"bench-key"}' },
 ];
@@ -93,7 +95,7 @@ function measure(url: string, workload: (typeof workloads)[number], seconds: num
   return autocannon({
     url: url + workload.path,
     method: workload.method,
-    headers: { authorization: "Bearer bench-key_123", ...(workload.body ? { "content-type": "application/json" } : {}) },
+    headers: { authorization: "Bearer bench-key_123", ...(workload.body ? { "content-type": "application/json" } : {}), ...workload.headers },
     ...(workload.body ? { body: workload.body } : {}),
     connections,
     duration: seconds,

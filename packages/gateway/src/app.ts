@@ -16,11 +16,12 @@ import {
   type CorsHandler,
   type JsonBody,
 } from "@compute-api/contract";
-import { forward } from "./forward.js";
+import { forward, type ForwardOptions } from "./forward.js";
 import { createMetrics, type GatewayMetrics } from "./metrics.js";
 import { operations } from "./operations.js";
 import { defaults, parseUpstreamUrl, type GatewayOptions } from "./options.js";
 import { createRespond, deliver, sendError } from "./responses.js";
+import { upstreamAcceptEncoding } from "./content-coding.js";
 import { createSpecRouteTest } from "./spec-routes.js";
 import { createUpstream, type UpstreamResponse } from "./upstream.js";
 
@@ -56,23 +57,24 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const contract = compileContract(options.spec ? { spec: options.spec } : {});
   const logger = options.logger ?? createLogger();
   const metrics = createMetrics(options.collectDefaultMetrics);
+  const maxResponseBytes = options.maxResponseBytes ?? defaults.maxResponseBytes;
   const upstream = createUpstream(upstreamUrl, {
     timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
-    maxResponseBytes: options.maxResponseBytes ?? defaults.maxResponseBytes,
+    maxResponseBytes,
     connections: options.connections ?? defaults.connections,
   });
   const readBody = jsonBodyReader(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes });
   const log = requestLogger(logger);
   const cors = options.corsOrigins ? corsHandler(options.corsOrigins, [...new Set(contract.operations.map((o) => o.method))]) : undefined;
   const isSpecRoute = options.passthroughUnknown ? createSpecRouteTest(contract.spec) : undefined;
-  const respond = createRespond({ mode, contract, metrics, logger, ownsCors: cors !== undefined });
+  const respond = createRespond({ mode, maxResponseBytes, contract, metrics, logger, ownsCors: cors !== undefined });
   const { registry } = metrics;
   const ownEndpoints = operations(upstream, options.metricsSource?.(registry) ?? (() => registry.metrics()), registry.contentType, logger);
 
-  /** Forwards a request and answers with what came back; faults answer with their status (502, 503, 504). */
-  async function exchange(req: IncomingMessage, res: ServerResponse, id: string, operationId: string | undefined, body?: Buffer): Promise<UpstreamResponse | undefined> {
+  /** Forwards a request and resolves with what came back; a fault is answered with its status (502, 503, 504). */
+  async function exchange(req: IncomingMessage, res: ServerResponse, id: string, operationId: string | undefined, options?: ForwardOptions): Promise<UpstreamResponse | undefined> {
     try {
-      const response = await forward(upstream, req, res, id, body);
+      const response = await forward(upstream, req, res, id, options);
       if (response) metrics.upstreamSeconds.observe({ operation_id: operationId ?? "unknown", status: String(response.status) }, response.seconds);
       return response;
     } catch (error) {
@@ -114,7 +116,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     }
     if (!validate) {
       const response = await exchange(req, res, record.id, undefined);
-      if (response) respond(res, method, record.id, "", response);
+      if (response) deliver(res, response, method, cors !== undefined);
       return;
     }
     // 5. The request, in the stub's order: its JSON body (400, 413, 415), its operation (404, 405), then the
@@ -131,8 +133,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     record.operationId = operationId;
     const problem = contract.checkRequest(match, { url: req.url ?? "/", headers: req.headers, body: body.value });
     if (problem) return refuse(res, problem, operationId);
-    // 6. Forward what passed; answer with the response as the validation mode says.
-    const response = await exchange(req, res, record.id, operationId, body.bytes);
+    // 6. Forward what passed, offering only the content codings the gateway can decode when it checks the response;
+    //    answer with the response as the validation mode says.
+    const acceptEncoding = mode === "off" ? undefined : upstreamAcceptEncoding(req.headers["accept-encoding"]);
+    const response = await exchange(req, res, record.id, operationId, { parsed: body.bytes, acceptEncoding });
     if (response) respond(res, method, record.id, operationId, response);
   }
 

@@ -36,11 +36,13 @@ export function endToEndHeaders(headers: Headers, drop: readonly string[] = []):
 
 /**
  * The headers sent upstream. Host, the body framing and `expect` are the connection's business (undici sets
- * them); a body the parser decompressed is forwarded decompressed, so its Content-Encoding goes too.
- * X-Forwarded-Proto and -Host set by a load balancer in front are kept; X-Forwarded-For gains the peer.
+ * them); a body the parser decompressed is forwarded decompressed, so its Content-Encoding goes too. When the
+ * response will be decoded, `acceptEncoding` replaces the caller's. X-Forwarded-Proto and -Host set by a load
+ * balancer in front are kept; X-Forwarded-For gains the peer.
  */
-export function upstreamRequestHeaders(req: IncomingMessage, requestId: string, decodedBody: boolean): Record<string, string | string[]> {
+export function upstreamRequestHeaders(req: IncomingMessage, requestId: string, decodedBody: boolean, acceptEncoding?: string): Record<string, string | string[]> {
   const headers = endToEndHeaders(req.headers, ["host", "content-length", "expect", ...(decodedBody ? ["content-encoding"] : [])]);
+  if (acceptEncoding !== undefined) headers["accept-encoding"] = acceptEncoding;
   const peer = req.socket.remoteAddress ?? "";
   const forwardedFor = req.headers["x-forwarded-for"];
   headers["x-forwarded-for"] = forwardedFor ? `${String(forwardedFor)}, ${peer}` : peer;

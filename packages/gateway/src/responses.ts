@@ -4,10 +4,11 @@
  * headers, the original body bytes), replaced by 502 (`enforce`) or flagged (`report`).
  */
 import type { ServerResponse } from "node:http";
-import { upstreamContractError, type ApiError, type Contract, type Logger, type ResponseValidationMode } from "@compute-api/contract";
+import { undocumentedStatus, upstreamContractError, type ApiError, type Contract, type FieldViolation, type Logger, type ResponseValidationMode } from "@compute-api/contract";
+import { decodeBody } from "./content-coding.js";
 import { clientResponseHeaders } from "./headers.js";
 import type { GatewayMetrics } from "./metrics.js";
-import type { UpstreamResponse } from "./upstream.js";
+import { responseTooLarge, type UpstreamResponse } from "./upstream.js";
 
 /** Sends a JSON value (a HEAD response gets the headers only: node:http drops the body). */
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
@@ -48,6 +49,8 @@ export function deliver(res: ServerResponse, response: UpstreamResponse, method:
 /** What the response path needs, built once per gateway. */
 export interface ResponseOptions {
   mode: ResponseValidationMode;
+  /** The response limit, which a compressed body's decoded size counts against. */
+  maxResponseBytes: number;
   contract: Contract;
   metrics: GatewayMetrics;
   logger: Logger;
@@ -58,20 +61,29 @@ export interface ResponseOptions {
 export type Respond = (res: ServerResponse, method: string, id: string, operationId: string, response: UpstreamResponse) => void;
 
 /**
- * Creates the response path: the body is parsed and checked against the spec (status, media type, schema), and
- * a conforming response goes out as its original bytes. A violation is counted and logged by field and reason
- * (never the values: a created key is a secret); `enforce` answers 502 instead, `report` sends the response with
- * `x-contract-violations`, `off` checks nothing.
+ * Creates the response path: the body is decoded (when compressed), parsed and checked against the spec (status,
+ * media type, schema), and a conforming response goes out as its original bytes. A violation is counted and
+ * logged by field and reason (never the values: a created key is a secret); `enforce` answers 502 instead,
+ * `report` sends the response with `x-contract-violations`, `off` checks nothing and decodes nothing. A body whose
+ * decoded size is over the limit is a 502 in every checking mode.
  */
-export function createRespond({ mode, contract, metrics, logger, ownsCors }: ResponseOptions): Respond {
+export function createRespond({ mode, maxResponseBytes, contract, metrics, logger, ownsCors }: ResponseOptions): Respond {
   return (res, method, id, operationId, response) => {
     if (mode === "off") return deliver(res, response, method, ownsCors);
+    const decoded = decodeBody(response.headers["content-encoding"], response.body, maxResponseBytes);
+    if ("tooLarge" in decoded) {
+      logger.error({ reqId: id, operationId, status: response.status }, "upstream response decodes past the response limit");
+      return sendError(res, responseTooLarge(maxResponseBytes));
+    }
     const contentType = response.headers["content-type"];
-    const violations = contract.checkResponse(operationId, {
-      status: response.status,
-      contentType: Array.isArray(contentType) ? contentType[0] : contentType,
-      body: response.body,
-    });
+    const violations: FieldViolation[] =
+      "violation" in decoded
+        ? [...(contract.documented(operationId, response.status) ? [] : [undocumentedStatus(response.status)]), decoded.violation]
+        : contract.checkResponse(operationId, {
+            status: response.status,
+            contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+            body: decoded.bytes,
+          });
     if (violations.length === 0) return deliver(res, response, method, ownsCors);
     metrics.violations.inc({ direction: "response", operation_id: operationId });
     logger.warn({ reqId: id, operationId, status: response.status, violations }, "upstream response breaks the contract");

@@ -75,14 +75,18 @@ function faultError(error: unknown, timeoutMs: number, timedOut: boolean): ApiEr
   return apiError;
 }
 
+/** 502: the backend's response body (decoded, when it is compressed) is larger than the limit. */
+export function responseTooLarge(maxResponseBytes: number): ApiError {
+  return new ApiError(502, `upstream response body is larger than the limit of ${maxResponseBytes} bytes`, [errorInfoDetail("UPSTREAM_RESPONSE_TOO_LARGE")]);
+}
+
 /** Creates the pool for the upstream URL. */
 export function createUpstream(url: URL, options: { timeoutMs: number; maxResponseBytes: number; connections: number }): Upstream {
   const { timeoutMs, maxResponseBytes } = options;
   const pool = new Pool(url.origin, { connections: options.connections, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const basePath = url.pathname.replace(/\/+$/, "");
 
-  const tooLarge = () =>
-    new ApiError(502, `upstream response body is larger than the limit of ${maxResponseBytes} bytes`, [errorInfoDetail("UPSTREAM_RESPONSE_TOO_LARGE")]);
+  const tooLarge = () => responseTooLarge(maxResponseBytes);
 
   function send(request: UpstreamRequest): Exchange {
     const started = process.hrtime.bigint();

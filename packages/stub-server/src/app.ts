@@ -3,6 +3,7 @@
  * issues and holds every request and response to the spec. Building it never listens (see server.ts).
  */
 import { ApiError, corsHandler, createLogger, loadSpec, requestLogger, specOperations, type Logger, type OpenApiDocument } from "@compute-api/contract";
+import compression from "compression";
 import express, { type Express, type Request, type RequestHandler } from "express";
 import { createContractValidator, errorHandler, notFound } from "./contract-validator.js";
 import { builtinFixtures } from "./fixtures/builtin.js";
@@ -23,6 +24,11 @@ export interface StubOptions {
   apiKeys?: Record<string, string>;
   /** Origins allowed by CORS; `*` (the default) allows any. */
   corsOrigins?: string[];
+  /**
+   * Compress answers as production backends do (the `compression` middleware: gzip, deflate or br as the
+   * caller's Accept-Encoding allows, bodies of 1 KiB or more), so that client developers can test their decoding.
+   */
+  compress?: boolean;
   /** Where request lines go; default a silent logger. */
   logger?: Logger;
   /** The bundled spec; default generated/openapi.json. */
@@ -68,17 +74,19 @@ export async function createApp(options: StubOptions = {}): Promise<Express> {
     log(req, res);
     next();
   }) as RequestHandler);
-  // 2. CORS headers on every answer; preflight requests end here, before validation.
+  // 2. With `compress`, answers are compressed as the caller's Accept-Encoding allows.
+  if (options.compress) app.use(compression());
+  // 3. CORS headers on every answer; preflight requests end here, before validation.
   app.use(corsHandler(options.corsOrigins ?? ["*"], methods) as RequestHandler);
-  // 3. Routes outside the spec: health, spec, docs.
+  // 4. Routes outside the spec: health, spec, docs.
   app.use(metaRoutes(spec));
-  // 4. JSON body (1 MiB), then security, request and response validation against the spec.
+  // 5. JSON body (1 MiB), then security, request and response validation against the spec.
   app.use(validator.middleware);
-  // 5. The operations, one router per tag.
+  // 6. The operations, one router per tag.
   app.use(clusterMachineRoutes(store, callers), apiKeyRoutes(store, callers), searchRoutes(store, callers));
-  // 6. Anything the validator let through that no route serves.
+  // 7. Anything the validator let through that no route serves.
   app.use(notFound);
-  // 7. Every failure as the spec's error body.
+  // 8. Every failure as the spec's error body.
   app.use(errorHandler(logger));
 
   await validator.warmUp();

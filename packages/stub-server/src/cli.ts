@@ -59,6 +59,7 @@ function program(io: CliIo): Command {
     .addOption(new Option("--seed <seed>", "seed of --generate").default(1).argParser(integer(0, 2 ** 32 - 1)))
     .addOption(new Option("--api-key <key>", "API key of the first user (default: a new key, printed)").env("STUB_API_KEY").argParser(apiKey))
     .addOption(new Option("--cors-origin <origins>", "origins allowed by CORS, comma-separated or repeated; * for any (default)").env("STUB_CORS_ORIGINS").argParser(origins))
+    .addOption(new Option("--compress", "compress answers (gzip, deflate, br) as the caller's Accept-Encoding allows, as production backends do"))
     .addOption(new Option("--log-level <level>", "log level").choices(logLevels).env("LOG_LEVEL").default("info"))
     .allowExcessArguments(false)
     .exitOverride()
@@ -74,6 +75,7 @@ interface Flags {
   seed: number;
   apiKey?: string;
   corsOrigin?: string[];
+  compress?: boolean;
   logLevel: string;
 }
 
@@ -109,6 +111,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       fixtures,
       apiKeys: user ? { [user.id]: key } : {},
       corsOrigins: flags.corsOrigin ?? ["*"],
+      compress: flags.compress === true,
       logger: createLogger({ level: flags.logLevel }),
       port: flags.port,
       host: flags.host,

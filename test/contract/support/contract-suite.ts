@@ -25,8 +25,13 @@ const notProduced: Record<string, string> = {
 /** Where the client sends its requests: to the stub, or to a gateway whose upstream is the stub. */
 export type Target = "direct" | "gateway";
 
+/** How the suite runs: `compress` makes the stub compress its answers as production backends do, and every request accept gzip, deflate and br. */
+export interface SuiteOptions {
+  compress?: boolean;
+}
+
 /** Declares the whole contract suite against the given target. */
-export function contractSuite(target: Target): void {
+export function contractSuite(target: Target, { compress = false }: SuiteOptions = {}): void {
   const fixtures = builtinFixtures();
   type UserId = "alice" | "bob" | "carol" | "dave";
   const keys: Record<UserId, string> = { alice: "cak_contract-alice", bob: "cak_contract-bob", carol: "cak_contract-carol", dave: "cak_contract-dave" };
@@ -35,10 +40,19 @@ export function contractSuite(target: Target): void {
   let gateway: { app: Gateway; server: Server; url: string } | undefined;
   let baseUrl: string;
   const clients = {} as Record<UserId, ComputeClient>;
-  const clientFor = (apiKey: string): ComputeClient => createComputeClient({ baseUrl, apiKey, fetch: recordingFetch, retry: false });
+  /** Content-Encoding of the answers, as they came (the client decodes them). */
+  const encodings = new Map<string, number>();
+  const compressingFetch = async (request: Request): Promise<Response> => {
+    request.headers.set("accept-encoding", "gzip, deflate, br");
+    const response = await recordingFetch(request);
+    const encoding = response.headers.get("content-encoding") ?? "identity";
+    encodings.set(encoding, (encodings.get(encoding) ?? 0) + 1);
+    return response;
+  };
+  const clientFor = (apiKey: string): ComputeClient => createComputeClient({ baseUrl, apiKey, fetch: compress ? compressingFetch : recordingFetch, retry: false });
 
   beforeAll(async () => {
-    stub = await startServer({ port: 0, host: "127.0.0.1", apiKeys: keys });
+    stub = await startServer({ port: 0, host: "127.0.0.1", apiKeys: keys, compress });
     baseUrl = stub.url;
     if (target === "gateway") {
       const app = await createGateway({ upstream: stub.url, logger: createLogger({ level: "silent" }) });
@@ -192,6 +206,13 @@ export function contractSuite(target: Target): void {
     it("every answer matched the spec", () => {
       expect(problems).toEqual([]);
     });
+
+    if (compress) {
+      it("answers came compressed, and the large ones all did", () => {
+        expect([...encodings.keys()].filter((e) => e !== "identity").length).toBeGreaterThan(0);
+        expect(encodings.get("br") ?? 0).toBeGreaterThan(5);
+      });
+    }
 
     it("every documented (operation, status) pair was exercised, except those the stub cannot produce", () => {
       const missing = operations.flatMap((op) =>
