@@ -23,7 +23,7 @@ import { defaults, parseUpstreamUrl, type GatewayOptions } from "./options.js";
 import { createRespond, deliver, sendError } from "./responses.js";
 import { upstreamAcceptEncoding } from "./content-coding.js";
 import { createSpecRouteTest } from "./spec-routes.js";
-import { createUpstream, type UpstreamResponse } from "./upstream.js";
+import { createUpstream, tlsProblem, type UpstreamResponse } from "./upstream.js";
 
 /** The request listener of a gateway; `listen` starts a node:http server on it, as an Express app's does. */
 export interface GatewayApp extends RequestListener {
@@ -79,7 +79,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return response;
     } catch (error) {
       const fault = toApiError(error);
-      logger.error({ reqId: id, operationId, err: (error as { cause?: unknown }).cause ?? error }, `upstream request failed: ${fault.message}`);
+      const cause = (error as { cause?: unknown }).cause ?? error;
+      logger.error({ reqId: id, operationId, err: cause }, `upstream request failed: ${tlsProblem(cause) ?? fault.message}`);
       sendError(res, fault);
       return undefined;
     }

@@ -1,4 +1,5 @@
 /** The command line of compute-gateway: flags, each also read from the environment, checked before start-up. */
+import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { CommanderError, Command, InvalidArgumentError, Option } from "commander";
 import { parseOrigins, type ResponseValidationMode } from "@compute-api/contract";
@@ -48,10 +49,14 @@ const flag = (value: string | undefined, name: string): boolean => {
   throw new InvalidArgumentError(`${name} must be true or false, not ${JSON.stringify(value)}`);
 };
 
+/** The package's version, from its package.json (one folder up from src/ and from dist/). */
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+
 /** The commander program; exits through CommanderError instead of process.exit. */
 export function createProgram(): Command {
   return new Command("compute-gateway")
     .description("A reverse proxy that holds a compute-api backend to the OpenAPI spec, requests and responses.")
+    .version(version, "-V, --version", "print the version and exit")
     .addOption(new Option("--upstream <url>", "base URL of the backend, such as http://127.0.0.1:4010 (required)").env("UPSTREAM_URL").argParser(upstreamUrl))
     .addOption(new Option("--port <n>", "port to listen on (0: any free port)").env("PORT").default(8080).argParser(integer(0, 65535)))
     .addOption(new Option("--host <host>", "address to listen on").env("HOST").default("127.0.0.1"))

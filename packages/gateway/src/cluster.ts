@@ -9,11 +9,13 @@ import type { Logger } from "@compute-api/contract";
 import { AggregatorRegistry, type Registry } from "prom-client";
 
 const ready = "compute-gateway:ready";
+const failed = "compute-gateway:failed";
 const metricsRequest = "compute-gateway:metrics-request";
 const metricsResponse = "compute-gateway:metrics-response";
 
 type Message =
   | { type: typeof ready }
+  | { type: typeof failed; reason: string }
   | { type: typeof metricsRequest; id: string }
   | { type: typeof metricsResponse; id: string; text?: string; error?: string };
 
@@ -22,9 +24,11 @@ export function runPrimary(workers: number, logger: Logger): void {
   const aggregator = new AggregatorRegistry();
   const served = new WeakSet<Worker>();
   let stopping = false;
+  let reason: string | undefined;
 
   cluster.on("message", (worker, message: Message) => {
     if (message?.type === ready) served.add(worker);
+    if (message?.type === failed) reason ??= message.reason;
     if (message?.type !== metricsRequest) return;
     aggregator.clusterMetrics().then(
       (text) => worker.send({ type: metricsResponse, id: message.id, text }),
@@ -37,8 +41,9 @@ export function runPrimary(workers: number, logger: Logger): void {
       return;
     }
     if (!served.has(worker)) {
-      // A worker that never listened will not do better the next time (bad spec, port taken): give up.
-      logger.fatal({ pid: worker.process.pid, code, signal }, "a worker failed to start; stopping");
+      // A worker that never listened will not do better the next time (bad spec, port taken): give up, saying
+      // why in one line, once for all the workers.
+      process.stderr.write(`compute-gateway: cannot start: ${reason ?? "a worker exited before it listened"}\n`);
       stopping = true;
       for (const other of Object.values(cluster.workers ?? {})) other?.kill("SIGTERM");
       process.exitCode = 1;
@@ -54,6 +59,14 @@ export function runPrimary(workers: number, logger: Logger): void {
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
   for (let i = 0; i < workers; i++) cluster.fork();
+}
+
+/** In a worker: tells the primary why this worker could not start (the primary says it once for all). */
+export function announceFailure(reason: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.send) return resolve();
+    process.send({ type: failed, reason }, undefined, {}, () => resolve());
+  });
 }
 
 /** In a worker: tells the primary that this worker serves. */

@@ -4,7 +4,7 @@ import type { Server } from "node:http";
 import { createLogger, type Logger } from "@compute-api/contract";
 import { createGateway } from "./app.js";
 import { exitCodeOf, parseCommandLine, type CliConfig } from "./cli.js";
-import { announceReady, clusterMetrics, runPrimary } from "./cluster.js";
+import { announceFailure, announceReady, clusterMetrics, runPrimary } from "./cluster.js";
 
 /** Builds a gateway from the configuration and listens; stops gracefully on SIGTERM and SIGINT. */
 export async function serve(config: CliConfig, logger: Logger): Promise<Server> {
@@ -66,7 +66,10 @@ export async function main(args: string[]): Promise<void> {
   try {
     await serve(config, logger);
   } catch (error) {
-    logger.fatal({ err: error }, "compute-gateway failed to start");
+    // One line, as the stub's start-up failures are: what went wrong, not a stack (a worker's primary says it).
+    const reason = ((error as Error).message ?? String(error)).split("\n")[0] ?? "";
+    if (cluster.isWorker) await announceFailure(reason);
+    else process.stderr.write(`compute-gateway: cannot start: ${reason}\n`);
     process.exit(1);
   }
 }

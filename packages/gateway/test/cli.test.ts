@@ -85,6 +85,27 @@ describe("compute-gateway", () => {
     expect(output).toMatch(message);
   });
 
+  it("prints its version", async () => {
+    const { done } = run(["--version"]);
+    const { code, output } = await done;
+    expect([code, output.trim()]).toEqual([0, "1.0.0"]);
+  });
+
+  it.each([
+    ["one process", []],
+    ["two workers", ["--workers", "2"]],
+  ])("says in one line that the port is taken and exits 1 (%s)", async (_name, extra) => {
+    const taken = await listen(() => {});
+    try {
+      const { done } = run(["--upstream", "http://127.0.0.1:1", "--port", String(taken.port), ...extra]);
+      const { code, output } = await done;
+      expect(code).toBe(1);
+      expect(output).toMatch(new RegExp(`^compute-gateway: cannot start: .*EADDRINUSE.*${taken.port}\\n$`));
+    } finally {
+      await taken.close();
+    }
+  });
+
   it("starts in front of an upstream and answers", async () => {
     const upstream = await testUpstream();
     upstream.answer = (_req, res) => json(res, 200, { results: [] });

@@ -1,5 +1,6 @@
 /** Faults that need more than a misbehaving answer: an upstream that is not there, and a caller that leaves. */
 import { request } from "node:http";
+import { createServer as createTcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auth, listen, testGateway, testUpstream, type TestGateway, type TestUpstream } from "./support/servers.js";
 
@@ -51,5 +52,33 @@ describe("a caller that disconnects", () => {
     await expect.poll(() => upstream.aborted.length).toBe(1);
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toContain('gateway_requests_total{operation_id="searchResources",status="aborted"} 1');
+  });
+});
+
+describe("an https:// upstream that does not speak TLS", () => {
+  it.each([
+    ["plain HTTP on the port", "does not speak TLS: is it plain HTTP behind an https:// URL\\? \\(ERR_SSL_WRONG_VERSION_NUMBER\\)"],
+    ["a server that hangs up during the handshake", "TLS error with the upstream: it closed the connection during the TLS handshake"],
+  ])("%s: 502 UPSTREAM_TLS_FAILED, and the log line names the TLS problem", async (name, logged) => {
+    const plain = name.startsWith("plain")
+      ? await listen((_req, res) => res.end("plain"))
+      : await new Promise<{ url: string; close(): Promise<void> }>((resolve) => {
+          const server = createTcpServer((socket) => socket.destroy());
+          server.listen(0, "127.0.0.1", () => {
+            const { port } = server.address() as { port: number };
+            resolve({ url: `http://127.0.0.1:${port}`, close: () => new Promise((done) => server.close(() => done())) });
+          });
+        });
+    const gateway = await testGateway({ upstream: plain.url.replace("http://", "https://") });
+    try {
+      const res = await fetch(`${gateway.url}/v1/resources/search?query=a`, { headers: auth });
+      expect(res.status).toBe(502);
+      expect(await res.json()).toMatchObject({ code: 502, details: [{ reason: "UPSTREAM_TLS_FAILED" }] });
+      const line = gateway.logs.find((l) => String(l["msg"]).startsWith("upstream request failed"));
+      expect(String(line?.["msg"])).toMatch(new RegExp(logged));
+    } finally {
+      await gateway.close();
+      await plain.close();
+    }
   });
 });

@@ -2,6 +2,7 @@
  * The `compute-stub` command line: flags and environment (commander), the data to serve, and what is printed
  * once the stub listens. Invalid flags exit with 2; data or start-up failures with 1.
  */
+import { createRequire } from "node:module";
 import { createLogger, loadSpec, parseOrigins } from "@compute-api/contract";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { builtinFixtures } from "./fixtures/builtin.js";
@@ -45,9 +46,13 @@ const apiKey = (value: string): string => {
   return value;
 };
 
+/** The package's version, from its package.json (one folder up from src/ and from dist/). */
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+
 function program(io: CliIo): Command {
   return new Command("compute-stub")
     .description("A stateful stand-in for the compute service that validates every request and response against the spec.")
+    .version(version, "-V, --version", "print the version and exit")
     .addOption(new Option("-p, --port <port>", "port to listen on (0: any free port)").env("PORT").default(4010).argParser(integer(0, 65535)))
     .addOption(new Option("--host <host>", "address to listen on").env("HOST").default("127.0.0.1"))
     .addOption(new Option("--data <file>", "serve this fixture file (.json, .yaml, .yml) instead of the built-in data"))

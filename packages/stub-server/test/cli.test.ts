@@ -47,6 +47,11 @@ describe("compute-stub flags", () => {
     expect(out).toMatch(/Usage: compute-stub \[options\][\s\S]*--api-key <key>[\s\S]*env: STUB_API_KEY/);
   });
 
+  it("prints its version and exits with 0", async () => {
+    const { exitCode, out } = await run("--version");
+    expect([exitCode, out.trim()]).toEqual([0, "1.0.0"]);
+  });
+
   it("exits with 1 naming each offending path of a bad --data file", async () => {
     const { exitCode, err } = await run("--data", fileURLToPath(new URL("./fixtures/no-such-file.yaml", import.meta.url)));
     expect(exitCode).toBe(1);
