@@ -1,13 +1,15 @@
 /**
  * Builds generated/ from openapi/: lint, bundle to JSON and YAML, TypeScript types (openapi-typescript) and
- * the HTML reference docs (Redocly). With --check it builds into a temporary folder instead and fails when
- * generated/ differs, so a stale or hand-edited generated/ never passes `npm test`.
+ * the HTML reference docs (Redocly), then the @compute-api/spec package's copy of them (packages/spec/dist).
+ * With --check it builds into a temporary folder instead and fails when generated/ or that copy differs, so a
+ * stale or hand-edited generated/ never passes `npm test`.
  */
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
+import { build as buildSpecPackage, published } from "../packages/spec/scripts/build.mjs";
 import { lint } from "./lint.js";
 import { generatedDir, mustRun, root, specEntry } from "./tools.js";
 
@@ -64,6 +66,12 @@ async function check(): Promise<boolean> {
       have.delete(file);
     }
     for (const extra of have) stale.push(`${extra}: not produced by the build`);
+    // The spec package publishes copies of generated/ files; in the repository they must be the same bytes.
+    const specDist = path.join(root, "packages", "spec", "dist");
+    for (const file of published) {
+      const copy = await readFile(path.join(specDist, file)).catch(() => undefined);
+      if (copy && !copy.equals(await readFile(path.join(tmp, file)))) stale.push(`packages/spec/dist/${file}: an old copy (run \`npm run build\`)`);
+    }
     if (stale.length > 0) {
       console.error(`generated/ is stale; run \`npm run build\` and commit the result:\n  ${stale.join("\n  ")}`);
       return false;
@@ -82,7 +90,8 @@ async function build(): Promise<boolean> {
   }
   await rm(generatedDir, { recursive: true, force: true });
   await generate(generatedDir);
-  console.log(`wrote ${outputs.map((f) => path.relative(root, path.join(generatedDir, f))).join(", ")}`);
+  buildSpecPackage();
+  console.log(`wrote ${outputs.map((f) => path.relative(root, path.join(generatedDir, f))).join(", ")}, and their copies in packages/spec/dist`);
   return true;
 }
 

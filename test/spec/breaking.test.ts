@@ -1,4 +1,7 @@
-/** `npm run check:breaking` passes on the current spec and fails, readably, on a deliberately breaking edit. */
+/**
+ * `npm run check:breaking` fails, readably, on a deliberately breaking edit, and lets it pass with a major version.
+ * That it passes on the current spec is `npm test`'s own `check:breaking` step, not repeated here.
+ */
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -32,12 +35,6 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe("check:breaking", () => {
-  it("passes for the current spec", async () => {
-    const { code, output } = await check(spec);
-    expect(output).toContain("no breaking change");
-    expect(code).toBe(0);
-  });
-
   it("fails on a removed response field, a new required request field and a removed request enum value", async () => {
     const broken = structuredClone(spec);
     delete broken.components.schemas["Cluster"]!.properties["startScript"];

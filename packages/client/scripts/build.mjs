@@ -4,7 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
@@ -13,4 +13,6 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 
 rmSync(outDir, { recursive: true, force: true });
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.json", "--outDir", outDir], { cwd: packageDir, stdio: "inherit" });
-copyFileSync(join(packageDir, "../../generated/schema.d.ts"), join(outDir, "schema.d.ts"));
+// The types come from the spec package (a dev dependency), so the client ships them and needs nothing at run time.
+const specDir = dirname(createRequire(import.meta.url).resolve("@compute-api/spec/package.json"));
+copyFileSync(join(specDir, "dist/schema.d.ts"), join(outDir, "schema.d.ts"));

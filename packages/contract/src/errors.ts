@@ -4,7 +4,7 @@
  * @see openapi/components/schemas/ErrorBody.yaml
  */
 import type { ErrorObject } from "ajv";
-import type { components } from "../../../generated/schema.js";
+import type { components } from "@compute-api/spec/types";
 
 /** The error body of every failed request. */
 export type ErrorBody = components["schemas"]["ErrorBody"];

@@ -1,9 +1,9 @@
-/** The bundled OpenAPI document (generated/openapi.json), loaded once. */
+/** The bundled OpenAPI document of @compute-api/spec, loaded once. */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 
-/** Path of the bundled document in this repository: the same from src/ and from dist/. */
-export const defaultSpecPath = fileURLToPath(new URL("../../../generated/openapi.json", import.meta.url));
+/** Path of the bundled document, wherever @compute-api/spec is installed. */
+export const defaultSpecPath = createRequire(import.meta.url).resolve("@compute-api/spec/openapi.json");
 
 /** An OpenAPI 3.1 document as plain JSON. */
 export type OpenApiDocument = {
@@ -23,7 +23,7 @@ export function loadSpec(specPath: string = defaultSpecPath): OpenApiDocument {
   try {
     text = readFileSync(specPath, "utf8");
   } catch (error) {
-    throw new Error(`cannot read the OpenAPI document at ${specPath} (run \`npm run build\`): ${String(error)}`);
+    throw new Error(`cannot read the OpenAPI document at ${specPath} (is @compute-api/spec installed? In the repository, run npm install): ${String(error)}`);
   }
   const spec = JSON.parse(text) as OpenApiDocument;
   cache.set(specPath, spec);

@@ -29,7 +29,7 @@ export interface GatewayOptions {
   collectDefaultMetrics?: boolean;
   /** Given the gateway's registry once, returns what produces the text of `/metrics`; default the registry's own text. */
   metricsSource?: (registry: Registry) => () => Promise<string>;
-  /** The bundled document; default generated/openapi.json. */
+  /** The bundled document; default the one of @compute-api/spec. */
   spec?: OpenApiDocument;
   /** false makes the gateway a plain proxy that validates nothing: only for measuring what validation costs. */
   validate?: boolean;

@@ -31,7 +31,7 @@ export interface StubOptions {
   compress?: boolean;
   /** Where request lines go; default a silent logger. */
   logger?: Logger;
-  /** The bundled spec; default generated/openapi.json. */
+  /** The bundled spec; default the one of @compute-api/spec. */
   spec?: OpenApiDocument;
 }
 

@@ -1,16 +1,16 @@
 /** The routes outside `/v1` and outside the spec: health, the bundled spec and its HTML reference. */
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { defaultSpecPath, type OpenApiDocument } from "@compute-api/contract";
+import { createRequire } from "node:module";
+import type { OpenApiDocument } from "@compute-api/contract";
 import { Router } from "express";
 
-/** Where the generated files are: next to the bundled spec. */
-const generatedDir = dirname(defaultSpecPath);
+/** A file @compute-api/spec publishes, wherever it is installed. */
+const specFile = (name: string) => readFileSync(createRequire(import.meta.url).resolve(`@compute-api/spec/${name}`), "utf8");
 
-/** GET /healthz, /openapi.json, /openapi.yaml and /docs (generated/docs/index.html, self-contained). */
+/** GET /healthz, /openapi.json, /openapi.yaml and /docs (the spec's self-contained HTML reference). */
 export function metaRoutes(spec: OpenApiDocument): Router {
-  const yaml = readFileSync(join(generatedDir, "openapi.yaml"), "utf8");
-  const docs = readFileSync(join(generatedDir, "docs", "index.html"), "utf8");
+  const yaml = specFile("openapi.yaml");
+  const docs = specFile("docs/index.html");
   return Router()
     .get("/healthz", (_req, res) => {
       res.json({ status: "ok" });

@@ -3,7 +3,7 @@
  * @see openapi/components/schemas/
  */
 import type * as Spec from "@compute-api/client";
-import type { operations } from "../../../generated/schema.js";
+import type { operations } from "@compute-api/spec/types";
 
 // The client's named aliases of the spec's schemas: one name for each type across the repository.
 export type {

@@ -1,6 +1,6 @@
 /** The "Cluster machines" tag: updateClusterMachine. */
 import { Router } from "express";
-import type { operations } from "../../../../generated/schema.js";
+import type { operations } from "@compute-api/spec/types";
 import type { Store } from "../store/store.js";
 import type { ResponseBody } from "../types.js";
 import type { Callers } from "./callers.js";

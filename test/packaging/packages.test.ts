@@ -1,0 +1,191 @@
+/**
+ * Every package works where it is installed, not only inside this repository. Each package is packed with
+ * `npm pack` and the tarballs are installed into an empty project with `npm ci --offline`, from the tarballs and
+ * npm's cache (a lockfile for the project is written from this repository's, so no registry is asked). Then, as
+ * a new user would: `npx compute-stub` starts and answers a search with the key it printed, `npx compute-gateway`
+ * forwards a search to it, and a strict TypeScript consumer (skipLibCheck off, `nodenext` and `bundler`
+ * resolution) type-checks against the installed packages' declarations.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const workspaces = ["spec", "contract", "client", "stub-server", "gateway"];
+const lifecycle = ["preinstall", "install", "postinstall", "prepare", "prepublish", "preprepare", "postprepare"];
+
+interface Packed {
+  name: string;
+  filename: string;
+  files: { path: string }[];
+}
+type Manifest = Record<string, unknown> & { name: string; version: string; scripts?: Record<string, string>; dependencies?: Record<string, string>; repository?: { directory?: string } };
+type LockEntry = Record<string, unknown> & { version?: string; resolved?: string; link?: boolean; dev?: boolean };
+
+const scratch = mkdtempSync(join(tmpdir(), "compute-api-packages-"));
+const consumer = join(scratch, "consumer");
+const children: ChildProcess[] = [];
+let packed: (Packed & { manifest: Manifest })[] = [];
+
+/** The package.json inside a tarball. */
+async function manifestOf(tarball: string): Promise<Manifest> {
+  return JSON.parse((await run("tar", ["-xzOf", tarball, "package/package.json"])).stdout) as Manifest;
+}
+
+/**
+ * A lockfile for the consumer: the tarballs, and every package this repository's lockfile installs for the
+ * workspaces at run time (plus @types/node), each with its registry URL, so that `npm ci --offline` takes them
+ * from npm's cache by integrity and never needs the registry's metadata.
+ */
+function consumerLock(dependencies: Record<string, string>, tarballs: Record<string, LockEntry>, devDependencies: Record<string, string>): object {
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+  const packages: Record<string, LockEntry> = {};
+  for (const [key, entry] of Object.entries(lock.packages)) {
+    if (!key.startsWith("node_modules/") || entry.link || key.startsWith("node_modules/@compute-api/")) continue;
+    if (entry.dev && !/^node_modules\/(@types\/node|undici-types)$/.test(key)) continue;
+    const { dev: _dev, devOptional: _devOptional, peer: _peer, ...rest } = entry;
+    const name = key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length);
+    packages[key] = { ...rest, resolved: rest.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split("/").pop()}-${rest.version}.tgz` };
+  }
+  return { name: "consumer", lockfileVersion: 3, requires: true, packages: { "": { name: "consumer", dependencies, devDependencies }, ...tarballs, ...packages } };
+}
+
+/** Starts an installed command with npx in the consumer; resolves with its output once it matches `until`. */
+function start(args: string[], until: RegExp): Promise<string> {
+  const child = spawn("npx", ["--offline", ...args], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`${args[0]} printed nothing like ${until} within 30 s:\n${output}`)), 30_000);
+    const check = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (until.test(output)) {
+        clearTimeout(timer);
+        resolve(output);
+      }
+    };
+    child.stdout.on("data", check);
+    child.stderr.on("data", check);
+    child.once("exit", (code) => reject(new Error(`${args[0]} exited with ${code}:\n${output}`)));
+  });
+}
+
+beforeAll(async () => {
+  const tarballDir = join(consumer, "tarballs");
+  mkdirSync(tarballDir, { recursive: true });
+  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", tarballDir, ...workspaces.flatMap((w) => ["-w", `packages/${w}`])], { cwd: root });
+  packed = await Promise.all((JSON.parse(stdout) as Packed[]).map(async (p) => ({ ...p, manifest: await manifestOf(join(tarballDir, p.filename)) })));
+
+  const dependencies: Record<string, string> = {};
+  const tarballs: Record<string, LockEntry> = {};
+  for (const { filename, manifest } of packed) {
+    const spec = `file:tarballs/${filename}`;
+    dependencies[manifest.name] = spec;
+    const integrity = `sha512-${createHash("sha512").update(readFileSync(join(tarballDir, filename))).digest("base64")}`;
+    const { name: _name, version, license, dependencies: deps, bin, engines } = manifest;
+    tarballs[`node_modules/${manifest.name}`] = { version, resolved: spec, integrity, license, ...(deps ? { dependencies: deps } : {}), ...(bin ? { bin } : {}), ...(engines ? { engines } : {}) };
+  }
+  const typesNode = createRequire(import.meta.url)("@types/node/package.json") as { version: string };
+  const devDependencies = { "@types/node": typesNode.version };
+  writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module", dependencies, devDependencies }, null, 2));
+  writeFileSync(join(consumer, "package-lock.json"), JSON.stringify(consumerLock(dependencies, tarballs, devDependencies), null, 2));
+  await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: consumer });
+}, 180_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill("SIGTERM");
+  await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((done) => child.once("exit", done)) : undefined)));
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe("the tarballs", () => {
+  it.each(workspaces)("%s: a LICENSE, a README, its repository folder, keywords, MIT, and no script that runs on install", (workspace) => {
+    const p = packed.find((x) => x.manifest.repository?.directory === `packages/${workspace}`);
+    expect(p, `no tarball of packages/${workspace}`).toBeDefined();
+    const files = p!.files.map((f) => f.path);
+    expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json"]));
+    expect(p!.manifest).toMatchObject({ license: "MIT", keywords: expect.arrayContaining([expect.any(String)]) });
+    expect(Object.keys(p!.manifest.scripts ?? {}).filter((s) => lifecycle.includes(s))).toEqual([]);
+  });
+
+  it("the spec's README is written for spec consumers, not the repository's", () => {
+    const readme = readFileSync(join(consumer, "node_modules/@compute-api/spec/README.md"), "utf8");
+    expect(readme).toMatch(/npm install @compute-api\/spec/);
+    expect(readme).not.toMatch(/## Quick start|npm start/);
+  });
+
+  it("the packages find the spec through @compute-api/spec, never a path out of their own folder", () => {
+    for (const { files, manifest } of packed) {
+      for (const { path } of files.filter((f) => /\.(js|d\.ts)$/.test(f.path))) {
+        const text = readFileSync(join(consumer, "node_modules", manifest.name, path), "utf8");
+        expect(text, `${manifest.name}/${path}`).not.toMatch(/\.\.\/\.\.\/(\.\.\/)?generated\//);
+      }
+    }
+  });
+});
+
+describe("installed from the tarballs into an empty project", () => {
+  it("npx compute-stub --port 0 starts, prints its URL and a key, and answers a search with that key", async () => {
+    const output = await start(["compute-stub", "--port", "0", "--log-level", "silent"], /listening on (\S+)[\s\S]*\n {2}(cak_\S+)/);
+    const [, url, key] = /listening on (\S+)[\s\S]*\n {2}(cak_\S+)/.exec(output)!;
+    const res = await fetch(`${url}/v1/resources/search?query=train`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { results: unknown[] }).results.length).toBeGreaterThan(0);
+
+    const gateway = await start(["compute-gateway", "--upstream", url!, "--port", "0"], /"msg":"compute-gateway listening"/);
+    const gatewayUrl = /"url":"([^"]+)"/.exec(gateway)?.[1];
+    const through = await fetch(`${gatewayUrl}/v1/resources/search?query=train`, { headers: { authorization: `Bearer ${key}` } });
+    expect(through.status).toBe(200);
+    expect(await through.json()).toEqual(await (await fetch(`${url}/v1/resources/search?query=train`, { headers: { authorization: `Bearer ${key}` } })).json());
+  });
+
+  it("npx compute-stub --version and npx compute-gateway --version answer without the registry", async () => {
+    for (const command of ["compute-stub", "compute-gateway"]) {
+      const { stdout } = await run("npx", ["--offline", command, "--version"], { cwd: consumer });
+      expect(stdout.trim()).toBe("1.0.0");
+    }
+  });
+
+  it.each(["nodenext", "bundler"])("a strict TypeScript consumer type-checks with skipLibCheck off and %s resolution", async (resolution) => {
+    writeFileSync(
+      join(consumer, `tsconfig.${resolution}.json`),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          target: "ES2022",
+          lib: ["ES2023", "DOM"],
+          types: ["node"],
+          ...(resolution === "nodenext" ? { module: "NodeNext", moduleResolution: "NodeNext" } : { module: "ESNext", moduleResolution: "Bundler" }),
+        },
+        files: ["consumer.ts"],
+      }),
+    );
+    writeFileSync(join(consumer, "consumer.ts"), readFileSync(fileURLToPath(new URL("fixtures/consumer.ts", import.meta.url)), "utf8"));
+    const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+    const result = await run(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], { cwd: consumer }).then(
+      () => "",
+      (error: { stdout: string }) => error.stdout,
+    );
+    expect(result).toBe("");
+  });
+});
+
+describe("in this repository", () => {
+  it.each([
+    ["compute-stub", "packages/stub-server/bin/compute-stub.js"],
+    ["compute-gateway", "packages/gateway/bin/compute-gateway.js"],
+  ])("%s is linked by npm install to a committed file, so the first install of a fresh clone links it", (command, file) => {
+    const link = join(root, "node_modules/.bin", command);
+    expect(existsSync(link)).toBe(true);
+    expect(realpathSync(resolve(dirname(link), readlinkSync(link)))).toBe(realpathSync(join(root, file)));
+  });
+});
