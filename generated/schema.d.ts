@@ -65,7 +65,8 @@ export interface paths {
          * Search accessible resources
          * @description Searches the resources the caller can access: the billing accounts and projects the caller's user may
          *     access, and the clusters, disks, images, machines, networks, virtual machines and volumes of those projects.
-         *     Nothing outside that set is ever returned or hinted at.
+         *     Nothing outside that set is ever returned or hinted at. A caller whose user may not search at all (such as
+         *     the key of a deploy bot that may only update machines) is answered with 403.
          *
          *     **Query.** `query` is split at white space into terms. A term `type:<resourceType>` (such as `type:cluster`
          *     or `type:virtualMachine`, case-insensitive) narrows the search to one resource type; a query may carry at

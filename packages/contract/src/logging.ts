@@ -47,6 +47,8 @@ export interface RequestRecord {
   readonly id: string;
   /** The operation the request was routed to, when known. */
   operationId: string | undefined;
+  /** More fields for the line, such as a fault the stub injected. */
+  readonly fields: Record<string, unknown>;
 }
 
 /** Starts the record of a request; its line is written once the response is finished or the connection closed. */
@@ -62,7 +64,7 @@ export function requestLogger(logger: Logger, operationIdOf?: (req: IncomingMess
   const lines = logger.child({}, { redact: [] });
   return (req, res) => {
     const started = performance.now();
-    const record: RequestRecord = { id: requestId(req), operationId: undefined };
+    const record: RequestRecord = { id: requestId(req), operationId: undefined, fields: {} };
     res.setHeader("x-request-id", record.id);
     const url = req.url ?? "";
     const query = url.indexOf("?");
@@ -71,7 +73,7 @@ export function requestLogger(logger: Logger, operationIdOf?: (req: IncomingMess
       const status = res.statusCode;
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       const operationId = record.operationId ?? operationIdOf?.(req);
-      const line = { reqId: record.id, req: { method: req.method, path }, res: { status }, durationMs, operationId };
+      const line = { reqId: record.id, req: { method: req.method, path }, res: { status }, durationMs, operationId, ...record.fields };
       const message = `${req.method} ${path} ${res.writableFinished ? status : "aborted"}`;
       if (status >= 500) lines.error(line, message);
       else lines.info(line, message);

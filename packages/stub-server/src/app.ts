@@ -6,6 +6,7 @@ import { ApiError, corsHandler, createLogger, loadSpec, requestLogger, specOpera
 import compression from "compression";
 import express, { type Express, type Request, type RequestHandler } from "express";
 import { createContractValidator, errorHandler, notFound } from "./contract-validator.js";
+import { createFaults, type FaultOptions } from "./faults.js";
 import { builtinFixtures } from "./fixtures/builtin.js";
 import { validFixtures } from "./fixtures/load-fixtures.js";
 import { metaRoutes } from "./meta-routes.js";
@@ -29,6 +30,8 @@ export interface StubOptions {
    * caller's Accept-Encoding allows, bodies of 1 KiB or more), so that client developers can test their decoding.
    */
   compress?: boolean;
+  /** Faults to inject: the run's (`faults`, `latencyMs`, `drop`, `rateLimit`, `seed`) and whether `Prefer` is honoured (default yes). */
+  faults?: FaultOptions;
   /** Where request lines go; default a silent logger. */
   logger?: Logger;
   /** The bundled spec; default the one of @compute-api/spec. */
@@ -67,11 +70,12 @@ export async function createApp(options: StubOptions = {}): Promise<Express> {
 
   const log = requestLogger(logger, (req) => (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId);
   const methods = [...new Set(specOperations(spec).map((o) => o.method.toUpperCase()))];
+  const faults = createFaults(options.faults ?? {});
   const app = express();
   app.disable("x-powered-by");
-  // 1. One log line per request, first so that it times and sees every answer.
+  // 1. One log line per request, first so that it times and sees every answer; its record stays in res.locals.
   app.use(((req, res, next) => {
-    log(req, res);
+    res.locals["record"] = log(req, res);
     next();
   }) as RequestHandler);
   // 2. With `compress`, answers are compressed as the caller's Accept-Encoding allows.
@@ -80,13 +84,17 @@ export async function createApp(options: StubOptions = {}): Promise<Express> {
   app.use(corsHandler(options.corsOrigins ?? ["*"], methods) as RequestHandler);
   // 4. Routes outside the spec: health, spec, docs.
   app.use(metaRoutes(spec));
-  // 5. JSON body (1 MiB), then security, request and response validation against the spec.
+  // 5. The run's faults on /v1: latency, dropped connections, injected statuses (--latency, --drop, --faults).
+  app.use(faults.beforeValidation);
+  // 6. JSON body (1 MiB), then security, request and response validation against the spec.
   app.use(validator.middleware);
-  // 6. The operations, one router per tag.
+  // 7. Per key and per request, before any state is touched: the rate limit and the caller's `Prefer`.
+  app.use(faults.afterValidation);
+  // 8. The operations, one router per tag.
   app.use(clusterMachineRoutes(store, callers), apiKeyRoutes(store, callers), searchRoutes(store, callers));
-  // 7. Anything the validator let through that no route serves.
+  // 9. Anything the validator let through that no route serves.
   app.use(notFound);
-  // 8. Every failure as the spec's error body.
+  // 10. Every failure as the spec's error body.
   app.use(errorHandler(logger));
 
   await validator.warmUp();

@@ -9,6 +9,7 @@ import { builtinFixtures } from "./fixtures/builtin.js";
 import { generateFixtures, minGenerateCount } from "./fixtures/generate-fixtures.js";
 import { FixtureError, loadFixtures } from "./fixtures/load-fixtures.js";
 import { startServer, type RunningStub } from "./server.js";
+import { maxPreferLatencyMs, statusesOfEveryOperation, type FaultOptions } from "./faults.js";
 import { newApiKey } from "./store/api-keys.js";
 import type { Fixtures } from "./types.js";
 
@@ -40,6 +41,43 @@ const origins = (value: string, previous: string[] | undefined): string[] => {
   }
 };
 
+/** A share of requests: `0.5%` (or `0.5`, also percent) → 0.005. */
+const percent = (value: string): number => {
+  const match = /^(\d+(?:\.\d+)?)%?$/.exec(value.trim());
+  const share = match ? Number(match[1]) / 100 : NaN;
+  if (!(share >= 0 && share <= 1)) throw new InvalidArgumentError(`'${value}' is not a percentage from 0% to 100%, such as 0.5%.`);
+  return share;
+};
+
+/** `429=2%,500=0.5%,503=1%`: statuses every operation documents, with their shares, 100 % at most in all. */
+const faultList = (value: string): NonNullable<FaultOptions["faults"]> => {
+  const allowed = statusesOfEveryOperation(loadSpec());
+  const faults = value.split(",").map((entry) => {
+    const [status = "", share = ""] = entry.trim().split("=");
+    if (!allowed.has(status)) throw new InvalidArgumentError(`'${status}' is not a status every operation documents (${[...allowed].join(", ")}).`);
+    return { status: Number(status), share: percent(share) };
+  });
+  if (faults.reduce((sum, f) => sum + f.share, 0) > 1) throw new InvalidArgumentError("the shares add up to more than 100%.");
+  return faults;
+};
+
+/** `20-200` (uniform) or `50` milliseconds, at most a minute. */
+const latencyRange = (value: string): { min: number; max: number } => {
+  const parts = value.split("-").map((n) => (/^\d+$/.test(n.trim()) ? Number(n) : NaN));
+  const min = parts[0] ?? NaN;
+  const max = parts[1] ?? min;
+  if (parts.length > 2 || !(min <= max) || max > maxPreferLatencyMs) throw new InvalidArgumentError(`'${value}' is not a range of milliseconds such as 20-200 (at most ${maxPreferLatencyMs}).`);
+  return { min, max };
+};
+
+/** `20/s` or `600/min` → requests a second. */
+const requestRate = (value: string): number => {
+  const match = /^(\d+(?:\.\d+)?)\/(s|min)$/.exec(value.trim());
+  const rate = match ? Number(match[1]) / (match[2] === "min" ? 60 : 1) : NaN;
+  if (!(rate > 0)) throw new InvalidArgumentError(`'${value}' is not a rate such as 20/s or 600/min.`);
+  return rate;
+};
+
 const apiKey = (value: string): string => {
   // The form the contract accepts in `Authorization: Bearer <key>`; any other key could never be sent.
   if (!/^[A-Za-z0-9._~+/=-]+$/.test(value)) throw new InvalidArgumentError("may hold only letters, digits and . _ ~ + / = -.");
@@ -61,10 +99,15 @@ function program(io: CliIo): Command {
         .argParser(integer(minGenerateCount, 10_000_000))
         .conflicts("data"),
     )
-    .addOption(new Option("--seed <seed>", "seed of --generate").default(1).argParser(integer(0, 2 ** 32 - 1)))
+    .addOption(new Option("--seed <seed>", "seed of --generate and of the random faults (--faults, --latency, --drop)").default(1).argParser(integer(0, 2 ** 32 - 1)))
     .addOption(new Option("--api-key <key>", "API key of the first user (default: a new key, printed)").env("STUB_API_KEY").argParser(apiKey))
     .addOption(new Option("--cors-origin <origins>", "origins allowed by CORS, comma-separated or repeated; * for any (default)").env("STUB_CORS_ORIGINS").argParser(origins))
     .addOption(new Option("--compress", "compress answers (gzip, deflate, br) as the caller's Accept-Encoding allows, as production backends do"))
+    .addOption(new Option("--faults <statuses>", "answer a share of requests with these statuses, such as 429=2%,500=0.5%,503=1%").argParser(faultList))
+    .addOption(new Option("--latency <ms>", "delay every answer by a uniform draw from this range, such as 20-200").argParser(latencyRange))
+    .addOption(new Option("--drop <share>", "destroy the connection of this share of requests before any answer, such as 0.5%").argParser(percent))
+    .addOption(new Option("--rate-limit <rate>", "requests allowed per API key, such as 20/s; over it: 429 with Retry-After").argParser(requestRate))
+    .addOption(new Option("--no-prefer", "ignore the callers' Prefer header (code=…, latency=…), which is honoured by default"))
     .addOption(new Option("--log-level <level>", "log level").choices(logLevels).env("LOG_LEVEL").default("info"))
     .allowExcessArguments(false)
     .exitOverride()
@@ -81,6 +124,11 @@ interface Flags {
   apiKey?: string;
   corsOrigin?: string[];
   compress?: boolean;
+  faults?: FaultOptions["faults"];
+  latency?: { min: number; max: number };
+  drop?: number;
+  rateLimit?: number;
+  prefer: boolean;
   logLevel: string;
 }
 
@@ -117,6 +165,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       apiKeys: user ? { [user.id]: key } : {},
       corsOrigins: flags.corsOrigin ?? ["*"],
       compress: flags.compress === true,
+      faults: {
+        seed: flags.seed,
+        prefer: flags.prefer,
+        ...(flags.faults ? { faults: flags.faults } : {}),
+        ...(flags.latency ? { latencyMs: flags.latency } : {}),
+        ...(flags.drop !== undefined ? { drop: flags.drop } : {}),
+        ...(flags.rateLimit !== undefined ? { rateLimit: flags.rateLimit } : {}),
+      },
       logger: createLogger({ level: flags.logLevel }),
       port: flags.port,
       host: flags.host,

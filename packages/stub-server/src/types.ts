@@ -49,6 +49,8 @@ export interface FixtureUser {
   billingAccountIds: string[];
   /** Whether the user may create API keys (createApiKey answers 403 otherwise); default true. */
   canCreateApiKeys?: boolean;
+  /** Whether the user may search (searchResources answers 403 otherwise), as a deploy bot's key may not; default true. */
+  canSearch?: boolean;
   apiKeys?: FixtureApiKey[];
 }
 

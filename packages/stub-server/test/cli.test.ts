@@ -35,6 +35,11 @@ describe("compute-stub flags", () => {
     ["a key that cannot be sent", ["--api-key", "has spaces"], /may hold only/],
     ["an unknown flag", ["--verbose"], /unknown option '--verbose'/],
     ["an argument", ["serve"], /too many arguments/],
+    ["a fault status an operation does not document", ["--faults", "404=1%"], /'404' is not a status every operation documents/],
+    ["fault shares over 100%", ["--faults", "500=60%,503=50%"], /add up to more than 100%/],
+    ["a latency that is not a range", ["--latency", "soon"], /not a range of milliseconds/],
+    ["a drop share over 100%", ["--drop", "150%"], /not a percentage/],
+    ["a rate without its unit", ["--rate-limit", "20"], /not a rate such as 20\/s/],
   ])("exits with 2 and says why for %s", async (_name, argv, message) => {
     const { exitCode, err, stub } = await run(...argv);
     expect({ exitCode, stub }).toEqual({ exitCode: 2, stub: undefined });
@@ -60,6 +65,15 @@ describe("compute-stub flags", () => {
 });
 
 describe("compute-stub start-up", () => {
+  it("injects the faults of its flags: --faults, --rate-limit, and Prefer unless --no-prefer", async () => {
+    const { stub } = await run("--port", "0", "--log-level", "silent", "--api-key", "cak_flags", "--faults", "503=100%");
+    expect((await search(stub?.url ?? "", "cak_flags")).status).toBe(503);
+    const limited = await run("--port", "0", "--log-level", "silent", "--api-key", "cak_flags", "--rate-limit", "1/min", "--no-prefer");
+    const statuses = [];
+    for (let i = 0; i < 2; i++) statuses.push((await fetch(`${limited.stub?.url}/v1/resources/search?query=a`, { headers: { authorization: "Bearer cak_flags", prefer: "code=500" } })).status);
+    expect(statuses).toEqual([200, 429]);
+  });
+
   it("generates a key, prints it with a curl line that works, and the URL", async () => {
     const { exitCode, out, stub } = await run("--port", "0", "--log-level", "silent");
     expect(exitCode).toBe(0);

@@ -21,6 +21,7 @@ export interface Facts {
   /** The resource path prefixes (`projects/p`, `billingAccounts/b`) a user may see in search results. */
   visibleTo(user: UserId): ReadonlySet<string>;
   mayCreateKeys(user: UserId): boolean;
+  maySearch(user: UserId): boolean;
   /** Key ids each user starts with (the stub registers the test keys as `default`). */
   initialKeyIds(user: UserId): string[];
   machines: MachineRef[];
@@ -31,7 +32,7 @@ export interface Facts {
   projectIds: string[];
   /** Ids and names of every resource, as search terms. */
   words: string[];
-  /** A user who may access the project, to read its state with. */
+  /** A user who may access the project and search, to read its state with. */
   readerOf(projectId: string): UserId | undefined;
 }
 
@@ -50,6 +51,7 @@ export function factsOf(data: Fixtures = builtin): Facts {
     projectsOf: (id) => new Set(user(id)?.projectIds ?? []),
     visibleTo: (id) => new Set([...(user(id)?.projectIds ?? []).map((p) => `projects/${p}`), ...(user(id)?.billingAccountIds ?? []).map((b) => `billingAccounts/${b}`)]),
     mayCreateKeys: (id) => user(id)?.canCreateApiKeys ?? true,
+    maySearch: (id) => user(id)?.canSearch ?? true,
     initialKeyIds: (id) => [defaultKeyId, ...(user(id)?.apiKeys ?? []).map((k) => k.id)],
     machines,
     machine: (projectId, id) => machines.find((m) => m.projectId === projectId && m.id === id),
@@ -57,7 +59,7 @@ export function factsOf(data: Fixtures = builtin): Facts {
     volumeIds: volumes.map((v) => v.id),
     projectIds: [...new Set([...(data.projects ?? []).map((p) => p.id), ...data.users.flatMap((u) => u.projectIds)])],
     words,
-    readerOf: (projectId) => users.find((u) => user(u)?.projectIds.includes(projectId)),
+    readerOf: (projectId) => users.find((u) => user(u)?.projectIds.includes(projectId) && (user(u)?.canSearch ?? true)),
   };
 }
 

@@ -171,6 +171,12 @@ export function createKeyProblems(u: UserId, input: RequestInput, outcome: Outco
 export function searchProblems(u: UserId, input: RequestInput, outcome: Outcome): string[] {
   const query = input.query.find(([k]) => k === "query")?.[1] ?? "";
   const problems = shapeProblems("searchResources", outcome);
+  // A user who may not search is refused whatever the query says.
+  if (!facts.maySearch(u)) {
+    if (outcome.status !== 403) problems.push(`status ${outcome.status}, expected 403 for a user who may not search`);
+    if (outcome.status === 403 && !reasonsOf(outcome.body).includes("PERMISSION_DENIED")) problems.push("a 403 without ErrorInfo PERMISSION_DENIED");
+    return problems;
+  }
   const words = query.split(/\s+/u).filter((w) => w !== "");
   const types = words.filter((w) => w.toLowerCase().startsWith("type:")).map((w) => w.slice(5).toLowerCase());
   const rule = words.length === 0 ? noTerms : types.length > 1 ? typeRepeated : types.length === 1 && !resourceTypes.some((t) => t.toLowerCase() === types[0]) ? typeUnknown : undefined;

@@ -12,7 +12,7 @@ import { builtinFixtures, startServer } from "@compute-api/stub-server";
 export type TargetName = "stub" | "gateway";
 
 /** The built-in users. */
-export type UserId = "alice" | "bob" | "carol" | "dave";
+export type UserId = "alice" | "bob" | "carol" | "dave" | "erin";
 
 /** A running target. */
 export interface Target {
@@ -30,7 +30,13 @@ export interface Target {
 export const fixtures = builtinFixtures();
 
 /** A key for each built-in user (the stub registers them under the key id `default`). */
-export const userKeys: Record<UserId, string> = { alice: "cak_adversarial-alice", bob: "cak_adversarial-bob", carol: "cak_adversarial-carol", dave: "cak_adversarial-dave" };
+export const userKeys: Record<UserId, string> = {
+  alice: "cak_adversarial-alice",
+  bob: "cak_adversarial-bob",
+  carol: "cak_adversarial-carol",
+  dave: "cak_adversarial-dave",
+  erin: "cak_adversarial-erin",
+};
 
 /** Listens an express app (or any request listener) on an ephemeral 127.0.0.1 port. */
 export async function listenLocal(server: Server): Promise<string> {

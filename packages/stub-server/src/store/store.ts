@@ -27,6 +27,7 @@ export interface User {
   /** `p:<projectId>` and `b:<billingAccountId>` of everything the user may see (the search index's access keys). */
   readonly access: ReadonlySet<string>;
   readonly canCreateApiKeys: boolean;
+  readonly canSearch: boolean;
   /** The user's keys by id, each as its SHA-256 only. */
   readonly keys: Map<string, { sha256: string; createTime: string }>;
 }
@@ -50,6 +51,7 @@ export class Store {
         projectIds: new Set(u.projectIds),
         access: new Set([...u.projectIds.map((p) => `p:${p}`), ...u.billingAccountIds.map((b) => `b:${b}`)]),
         canCreateApiKeys: u.canCreateApiKeys ?? true,
+        canSearch: u.canSearch ?? true,
         keys: new Map(),
       };
       this.users.set(user.id, user);
@@ -163,6 +165,7 @@ export class Store {
 
   /** searchResources: the best matches among what the user may access. */
   search(user: User, query: string): SearchResult[] {
+    if (!user.canSearch) throw new ApiError(403, "permission denied: this user may not search", [errorInfoDetail("PERMISSION_DENIED")]);
     const { terms, type } = parseSearchQuery(query);
     return this.index
       .search({ terms, type, canAccess: (access) => user.access.has(access) })

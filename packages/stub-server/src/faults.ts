@@ -1,0 +1,179 @@
+/**
+ * Faults the stub injects, so that client developers can test their error handling against real answers:
+ *
+ * - per request, from the caller, a `Prefer` header (RFC 7240, as Prism reads it): `code=503` answers that
+ *   documented status, `latency=250` delays the answer;
+ * - per run, from the command line: `--faults 503=1%` (seeded), `--latency 20-200`, `--drop 0.5%` (the connection
+ *   is destroyed before any answer) and `--rate-limit 20/s` per API key (a token bucket).
+ *
+ * An injected answer is the interface's error body (with `Retry-After` and RetryInfo for 429 and 503), comes
+ * before the operation's handler, and so never changes state. Each is named in the request's log line.
+ * @see https://www.rfc-editor.org/rfc/rfc7240
+ */
+import { ApiError, bearerToken, errorInfoDetail, invalidRequest, retryInfoDetail, specOperations, type OpenApiDocument, type RequestRecord } from "@compute-api/contract";
+import type { Request, RequestHandler, Response } from "express";
+import { seededRandom } from "./random.js";
+import { hashApiKey } from "./store/api-keys.js";
+
+/** The faults of a run. */
+export interface FaultOptions {
+  /** Statuses injected at random, each with its share of requests (0.01 = 1 %). */
+  faults?: { status: number; share: number }[];
+  /** Every answer is delayed by a uniform draw from this range, in ms. */
+  latencyMs?: { min: number; max: number };
+  /** The share of requests whose connection is destroyed before any answer. */
+  drop?: number;
+  /** Requests a second allowed per API key; over it, 429. */
+  rateLimit?: number;
+  /** Seed of the random draws, so that a run replays; default 1. */
+  seed?: number;
+  /** Honour the callers' `Prefer` header (default true). */
+  prefer?: boolean;
+}
+
+/** The longest `Prefer: latency` honoured, in ms, so that no caller can hold a connection for long. */
+export const maxPreferLatencyMs = 60_000;
+
+/** The ErrorInfo reason of an injected status. */
+const reasons: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  409: "ALREADY_EXISTS",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  429: "RATE_LIMIT_EXCEEDED",
+  500: "INTERNAL",
+  502: "BAD_GATEWAY",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
+/** The answer of an injected status: the error body, and `Retry-After` with RetryInfo for 429 and 503. */
+export function injectedError(status: number, why: string, retryAfterSeconds = 1): ApiError {
+  const retry = status === 429 || status === 503;
+  return new ApiError(
+    status,
+    `${why} (injected by the stub)`,
+    [errorInfoDetail(reasons[status] ?? "INJECTED", { injected: "true" }), ...(retry ? [retryInfoDetail(retryAfterSeconds)] : [])],
+    retry ? { "Retry-After": String(retryAfterSeconds) } : {},
+  );
+}
+
+/** The preferences of a `Prefer` header: lower-case names, unquoted values, the first of a repeated one (RFC 7240 §2). */
+export function parsePrefer(header: string | string[] | undefined): Map<string, string> {
+  const preferences = new Map<string, string>();
+  const text = Array.isArray(header) ? header.join(",") : (header ?? "");
+  for (const preference of text.match(/(?:[^,"]|"(?:[^"\\]|\\.)*")+/g) ?? []) {
+    const [token = "", ...value] = (preference.split(";")[0] ?? "").split("=");
+    const name = token.trim().toLowerCase();
+    if (name !== "" && !preferences.has(name)) preferences.set(name, value.join("=").trim().replace(/^"(.*)"$/, "$1"));
+  }
+  return preferences;
+}
+
+/** The violation of a `Prefer` the stub cannot honour. */
+const badPrefer = (description: string) => invalidRequest([{ field: "header.prefer", description, reason: "prefer" }]);
+
+/** The record of the request's log line, kept by the stub's request log in `res.locals`. */
+export const recordOf = (res: Response): RequestRecord | undefined => (res.locals as { record?: RequestRecord }).record;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What the stub mounts: `beforeValidation` for the run's latency, drops and faults; `afterValidation` for rate limits and `Prefer`. */
+export interface Faults {
+  beforeValidation: RequestHandler;
+  afterValidation: RequestHandler;
+}
+
+/** Creates the fault middleware of a run. */
+export function createFaults(options: FaultOptions): Faults {
+  const next = seededRandom(options.seed ?? 1);
+  const faults = options.faults ?? [];
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  const rate = options.rateLimit;
+  // A bucket holds a second's worth of requests, and at least one (for rates such as 1/min).
+  const capacity = Math.max(1, rate ?? 1);
+
+  /** The run's faults, on every request to the API: latency, a dropped connection, an injected status. */
+  const beforeValidation: RequestHandler = async (req, res, nextHandler) => {
+    if (!req.path.startsWith("/v1/")) return nextHandler();
+    const record = recordOf(res);
+    if (options.latencyMs) {
+      const { min, max } = options.latencyMs;
+      const delay = Math.round(min + next() * (max - min));
+      if (record) record.fields["latencyMs"] = delay;
+      await sleep(delay);
+    }
+    if (options.drop && next() < options.drop) {
+      if (record) record.fields["fault"] = "drop";
+      req.socket.destroy();
+      return;
+    }
+    if (faults.length > 0) {
+      let draw = next();
+      for (const { status, share } of faults) {
+        if (draw < share) {
+          if (record) record.fields["fault"] = String(status);
+          return nextHandler(injectedError(status, `--faults ${status}`));
+        }
+        draw -= share;
+      }
+    }
+    nextHandler();
+  };
+
+  /** Per API key and per request, once the key is known and the request valid: the rate limit, then `Prefer`. */
+  const afterValidation: RequestHandler = async (req, res, nextHandler) => {
+    const record = recordOf(res);
+    if (rate !== undefined) {
+      // Buckets are kept by the key's SHA-256, as the store keeps keys: never a key in clear text.
+      const token = hashApiKey(bearerToken(req) ?? "");
+      const now = performance.now();
+      const bucket = buckets.get(token) ?? { tokens: capacity, at: now };
+      bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.at) / 1000) * rate);
+      bucket.at = now;
+      buckets.set(token, bucket);
+      if (bucket.tokens < 1) {
+        if (record) record.fields["fault"] = "rate-limit";
+        const wait = Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
+        return nextHandler(injectedError(429, `too many requests: the limit is ${rate} a second per API key`, wait));
+      }
+      bucket.tokens -= 1;
+    }
+    if (options.prefer === false || req.headers.prefer === undefined) return nextHandler();
+    const preferences = parsePrefer(req.headers.prefer);
+    const applied: string[] = [];
+    const latency = preferences.get("latency");
+    if (latency !== undefined) {
+      if (!/^\d+$/.test(latency) || Number(latency) > maxPreferLatencyMs) return nextHandler(badPrefer(`latency must be a whole number of milliseconds up to ${maxPreferLatencyMs}`));
+      applied.push(`latency=${latency}`);
+    }
+    const code = preferences.get("code");
+    const statuses = Object.keys((req as Request & { openapi?: { schema?: { responses?: object } } }).openapi?.schema?.responses ?? {});
+    if (code !== undefined && !statuses.includes(code)) {
+      return nextHandler(badPrefer(`code=${code} is not a status this operation documents (${statuses.join(", ")})`));
+    }
+    if (code !== undefined) applied.push(`code=${code}`);
+    if (applied.length > 0) res.setHeader("Preference-Applied", applied.join(", "));
+    if (latency !== undefined) {
+      if (record) record.fields["latencyMs"] = Number(latency) + Number(record.fields["latencyMs"] ?? 0);
+      await sleep(Number(latency));
+    }
+    // A 2xx asked for is the operation's own answer; any other status is injected, before the handler.
+    if (code !== undefined && !code.startsWith("2")) {
+      if (record) record.fields["fault"] = `prefer ${code}`;
+      return nextHandler(injectedError(Number(code), `Prefer: code=${code}`));
+    }
+    nextHandler();
+  };
+
+  return { beforeValidation, afterValidation };
+}
+
+/** The statuses every operation of the spec documents: those `--faults` may inject at any request. */
+export function statusesOfEveryOperation(spec: OpenApiDocument): Set<string> {
+  const lists = specOperations(spec).map(({ operation }) => new Set(Object.keys((operation["responses"] as object | undefined) ?? {})));
+  return new Set([...(lists[0] ?? [])].filter((status) => lists.every((list) => list.has(status))));
+}
