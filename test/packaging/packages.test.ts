@@ -3,7 +3,7 @@
  * `npm pack` and the tarballs are installed into an empty project with `npm ci --offline`, from the tarballs and
  * npm's cache (a lockfile for the project is written from this repository's, so no registry is asked). Then, as
  * a new user would: `npx compute-stub` starts and answers a search with the key it printed, `npx compute-gateway`
- * forwards a search to it, and a strict TypeScript consumer (skipLibCheck off, `nodenext` and `bundler`
+ * forwards a search to it, `npx compute-conformance` holds it to the spec, and a strict TypeScript consumer (skipLibCheck off, `nodenext` and `bundler`
  * resolution) type-checks against the installed packages' declarations.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const workspaces = ["spec", "contract", "client", "stub-server", "gateway"];
+const workspaces = ["spec", "contract", "client", "stub-server", "gateway", "conformance"];
 const lifecycle = ["preinstall", "install", "postinstall", "prepare", "prepublish", "preprepare", "postprepare"];
 
 interface Packed {
@@ -132,7 +132,7 @@ describe("the tarballs", () => {
 });
 
 describe("installed from the tarballs into an empty project", () => {
-  it("npx compute-stub --port 0 starts, prints its URL and a key, and answers a search with that key", async () => {
+  it("npx compute-stub --port 0 starts and answers a search with the key it printed; compute-gateway forwards it; compute-conformance passes it", async () => {
     const output = await start(["compute-stub", "--port", "0", "--log-level", "silent"], /listening on (\S+)[\s\S]*\n {2}(cak_\S+)/);
     const [, url, key] = /listening on (\S+)[\s\S]*\n {2}(cak_\S+)/.exec(output)!;
     const res = await fetch(`${url}/v1/resources/search?query=train`, { headers: { authorization: `Bearer ${key}` } });
@@ -144,10 +144,13 @@ describe("installed from the tarballs into an empty project", () => {
     const through = await fetch(`${gatewayUrl}/v1/resources/search?query=train`, { headers: { authorization: `Bearer ${key}` } });
     expect(through.status).toBe(200);
     expect(await through.json()).toEqual(await (await fetch(`${url}/v1/resources/search?query=train`, { headers: { authorization: `Bearer ${key}` } })).json());
+
+    const { stdout } = await run("npx", ["--offline", "compute-conformance", "--base-url", url!, "--api-key", key!, "--runs", "5", "--rate", "1000"], { cwd: consumer });
+    expect(stdout).toMatch(/every check passed/);
   });
 
-  it("npx compute-stub --version and npx compute-gateway --version answer without the registry", async () => {
-    for (const command of ["compute-stub", "compute-gateway"]) {
+  it("npx compute-stub, compute-gateway and compute-conformance --version answer without the registry", async () => {
+    for (const command of ["compute-stub", "compute-gateway", "compute-conformance"]) {
       const { stdout } = await run("npx", ["--offline", command, "--version"], { cwd: consumer });
       expect(stdout.trim()).toBe("1.0.0");
     }

@@ -38,3 +38,4 @@ export { upstreamContractError, type ResponseValidationMode } from "./response-c
 export { answerClientErrors } from "./client-errors.js";
 export { corsHandler, exposedHeaders, isPreflight, parseOrigins, type CorsHandler } from "./cors.js";
 export { createLogger, redactPaths, requestId, requestLogger, type Logger, type LoggerOptions, type RequestLog, type RequestRecord } from "./logging.js";
+export { compareCodePoints } from "./compare-code-points.js";

@@ -2,8 +2,8 @@
  * Checks shared by the adversarial suites: an error answer is the spec's ErrorBody (JSON, `code` = status,
  * never HTML), and reading a cluster's state to show that a refused request changed nothing.
  */
-import { createSchemaValidator, loadSpec, type ErrorBody, type FieldViolation } from "@compute-api/contract";
-import { jsonRequest, send, type Answer } from "./http.js";
+import { createSchemaValidator, loadSpec, type ErrorBody } from "@compute-api/contract";
+import { jsonRequest, send, type Answer } from "@compute-api/conformance";
 
 export const spec = loadSpec();
 export const validator = createSchemaValidator(spec);
@@ -25,10 +25,8 @@ export function expectNoProblems(problems: string[], answer: Answer, what: strin
   if (problems.length > 0) throw new Error(`${what}: ${problems.join("; ")}\nanswer: ${answer.status} ${answer.text.slice(0, 600)}`);
 }
 
-/** The field violations of an error body. */
-export function violationsOf(body: unknown): FieldViolation[] {
-  return ((body as ErrorBody | undefined)?.details ?? []).flatMap((d) => ("fieldViolations" in d ? (d.fieldViolations as FieldViolation[]) : []));
-}
+/** The field violations of an error body (the conformance runner's reading of them). */
+export { violationsOf } from "@compute-api/conformance";
 
 /** The ErrorInfo reasons of an error body. */
 export function reasonsOf(body: unknown): string[] {

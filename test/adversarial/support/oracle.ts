@@ -10,7 +10,7 @@ import type { ErrorBody } from "@compute-api/contract";
 import fc from "fast-check";
 import { reasonsOf, spec, validator, violationsOf } from "./checks.js";
 import { facts } from "./facts.js";
-import { createRequestArbitraries, type RequestInput } from "./operations.js";
+import { createRequestArbitraries, type RequestInput } from "@compute-api/conformance";
 import type { UserId } from "./targets.js";
 
 /** Request arbitraries of the bundled spec. */

@@ -6,7 +6,7 @@
  * @see openapi/paths/v1_resources_search.yaml
  */
 import type { ResourceType } from "../types.js";
-import { compareCodePoints } from "./compare-code-points.js";
+import { compareCodePoints } from "@compute-api/contract";
 import { SearchDictionary, type MatchScores } from "./search-dictionary.js";
 
 /** Largest number of results of one search. */

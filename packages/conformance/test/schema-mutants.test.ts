@@ -2,11 +2,14 @@ import type { ErrorObject } from "ajv";
 import type { OpenApiDocument } from "@compute-api/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { spec } from "./checks.js";
-import { seed } from "./property.js";
-import { createSchemaArbitraries } from "./schema-arbitrary.js";
-import { edited, mutationSites, patternAlphabet, type MutantOptions } from "./schema-mutants.js";
-import { nodeAt } from "./schema-node.js";
+import { loadSpec } from "@compute-api/contract";
+import { createSchemaArbitraries } from "../src/schema-arbitrary.js";
+import { edited, mutationSites, patternAlphabet, type MutantOptions } from "../src/schema-mutants.js";
+import { nodeAt } from "../src/schema-node.js";
+
+const spec = loadSpec();
+/** FC_SEED, or a new seed each run (as the adversarial suite draws them), so that runs cover more cases. */
+const seed = process.env["FC_SEED"] ? Number(process.env["FC_SEED"]) : Math.floor(Math.random() * 2 ** 31);
 
 /** Where an Ajv error points: its instance path, plus the property it names for required and additionalProperties. */
 function located(error: ErrorObject): string {

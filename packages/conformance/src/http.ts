@@ -1,8 +1,10 @@
 /**
- * Sending requests exactly as written, with a deadline: node:http for well-formed requests whose parts may be
- * hostile (the path is sent byte for byte, never normalized), node:net for bytes that are not HTTP at all.
+ * Sending requests exactly as written, with a deadline: node:http (or node:https) for well-formed requests whose
+ * parts may be hostile (the path is sent byte for byte, never normalized, after the base URL's own path),
+ * node:net for bytes that are not HTTP at all.
  */
 import { request as httpRequest, type Agent, type IncomingHttpHeaders } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { connect } from "node:net";
 
 /** What came back. */
@@ -38,9 +40,11 @@ const parseJson = (text: string): unknown => {
  * complete answer arrives within the deadline.
  */
 export function send(baseUrl: string, req: RawRequest, timeoutMs = deadlineMs, agent: Agent | false = false): Promise<Answer> {
-  const { hostname, port } = new URL(baseUrl);
+  const url = new URL(baseUrl);
+  const request = url.protocol === "https:" ? httpsRequest : httpRequest;
+  const path = url.pathname.replace(/\/+$/, "") + req.path;
   return new Promise((resolve, reject) => {
-    const r = httpRequest({ host: hostname, port, method: req.method, path: req.path, headers: req.headers ?? {}, agent }, (res) => {
+    const r = request({ protocol: url.protocol, host: url.hostname, port: url.port, method: req.method, path, headers: req.headers ?? {}, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => {

@@ -1,0 +1,143 @@
+/**
+ * The `compute-conformance` command: flags (commander, with environment fallbacks for the URL and the key), a
+ * first line saying what the run will send, a progress line while it runs, the report, `--junit`, and the exit
+ * status: 0 when every check passed, 1 when one failed or the run could not be made, 2 for bad flags.
+ */
+import { writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { loadSpec, specOperations } from "@compute-api/contract";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { formatReport, junitReport } from "./report.js";
+import { runConformance, type ConformanceOptions } from "./run.js";
+
+/** Where the command writes. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Whether stderr is a terminal (the progress line is redrawn in place there). */
+  tty?: boolean;
+}
+
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+
+const integer = (min: number, max: number) => (value: string) => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}.`);
+  return n;
+};
+
+const baseUrl = (value: string) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`'${value}' is not a URL such as http://127.0.0.1:4010.`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidArgumentError("must be an http or https URL.");
+  return value;
+};
+
+const operationList = (value: string, previous: string[] = []) => {
+  const known = specOperations(loadSpec()).map((o) => String(o.operation.operationId));
+  const list = value.split(",").map((s) => s.trim()).filter(Boolean);
+  for (const id of list) if (!known.includes(id)) throw new InvalidArgumentError(`'${id}' is not an operation of the spec (${known.join(", ")}).`);
+  return [...previous, ...list];
+};
+
+function program(io: CliIo): Command {
+  return new Command("compute-conformance")
+    .description("Holds a running compute service backend to the OpenAPI spec: generated valid and broken requests, each answer judged by named checks.")
+    .version(version, "-V, --version", "print the version and exit")
+    .addOption(new Option("--base-url <url>", "the backend, such as https://staging.example.com (required)").env("CONFORMANCE_BASE_URL").argParser(baseUrl))
+    .addOption(new Option("--api-key <key>", "a key of the backend (required); never printed").env("COMPUTE_API_KEY"))
+    .addOption(new Option("--runs <n>", "cases per generator (default 50)").argParser(integer(1, 100_000)).conflicts("seconds"))
+    .addOption(new Option("--seconds <n>", "generate and send cases for this long instead").argParser(integer(1, 86_400)))
+    .addOption(new Option("--seed <n>", "seed of the generators, to replay a run (default: a new one, printed)").argParser(integer(0, 2 ** 31 - 1)))
+    .addOption(new Option("--writes", "also send schema-valid writes: PATCHes of --machine (restored at the end) and new API keys named conformance-…"))
+    .addOption(new Option("--project <id>", "with --writes: the project of the machine"))
+    .addOption(new Option("--machine <id>", "with --writes: the only machine written to"))
+    .addOption(new Option("--only <operations>", "only these operations (operationIds, comma-separated or repeated)").argParser(operationList))
+    .addOption(new Option("--rate <n>", "requests a second at most").default(20).argParser(integer(1, 10_000)))
+    .addOption(new Option("--timeout-ms <n>", "how long one answer may take").default(10_000).argParser(integer(1, 600_000)))
+    .addOption(new Option("--junit <file>", "also write a JUnit XML report there, for CI"))
+    .allowExcessArguments(false)
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError("(run compute-conformance --help for the options)");
+}
+
+interface Flags {
+  baseUrl?: string;
+  apiKey?: string;
+  runs?: number;
+  seconds?: number;
+  seed?: number;
+  writes?: boolean;
+  project?: string;
+  machine?: string;
+  only?: string[];
+  rate: number;
+  timeoutMs: number;
+  junit?: string;
+}
+
+/** Runs the command; resolves with its exit status. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const command = program(io);
+  let flags: Flags;
+  try {
+    flags = command.parse(argv, { from: "user" }).opts<Flags>();
+    if (!flags.baseUrl) command.error("error: --base-url (or CONFORMANCE_BASE_URL) is required", { exitCode: 2 });
+    if (!flags.apiKey) command.error("error: --api-key (or COMPUTE_API_KEY) is required", { exitCode: 2 });
+    if (flags.writes && (!flags.project || !flags.machine)) command.error("error: --writes needs --project and --machine: the one machine it may write to", { exitCode: 2 });
+    if (!flags.writes && (flags.project || flags.machine)) command.error("error: --project and --machine go with --writes", { exitCode: 2 });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+  const seed = flags.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const writes = flags.writes ? { projectId: flags.project!, machineId: flags.machine! } : undefined;
+  io.stdout(
+    `compute-conformance ${version} → ${flags.baseUrl}, seed ${seed}: ` +
+      (writes
+        ? `with writes — schema-valid PATCHes of ${writes.projectId}/${writes.machineId} (its power state and price restored at the end) and API keys named conformance-…; nothing else is written.\n`
+        : "read-only — searches, and only writes a conforming backend refuses before changing anything (broken bodies, machines that do not exist, no key).\n"),
+  );
+  let shown = 0;
+  const options: ConformanceOptions = {
+    baseUrl: flags.baseUrl!,
+    apiKey: flags.apiKey!,
+    seed,
+    rate: flags.rate,
+    timeoutMs: flags.timeoutMs,
+    ...(flags.runs === undefined ? {} : { runs: flags.runs }),
+    ...(flags.seconds === undefined ? {} : { seconds: flags.seconds }),
+    ...(writes ? { writes } : {}),
+    ...(flags.only ? { only: flags.only } : {}),
+    onProgress: ({ requests, elapsedMs, failing }) => {
+      if (elapsedMs - shown < (io.tty ? 200 : 5000)) return;
+      shown = elapsedMs;
+      const line = `  ${requests} requests · ${(elapsedMs / 1000).toFixed(1)} s · ${failing === 0 ? "no check failing" : `${failing} checks failing`}`;
+      io.stderr(io.tty ? `\r${line}\u001b[K` : `${line}\n`);
+    },
+  };
+  let report;
+  try {
+    report = await runConformance(options);
+  } catch (error) {
+    io.stderr(`${io.tty ? "\r\u001b[K" : ""}compute-conformance: ${(error as Error).message}\n`);
+    return 1;
+  }
+  if (io.tty) io.stderr("\r\u001b[K");
+  const replay = ["compute-conformance", "--base-url", flags.baseUrl, '--api-key "$KEY"', "--seed", String(seed)]
+    .concat(flags.seconds === undefined ? ["--runs", String(flags.runs ?? 50)] : ["--seconds", String(flags.seconds)])
+    .concat(writes ? ["--writes", "--project", writes.projectId, "--machine", writes.machineId] : [])
+    .concat((flags.only ?? []).flatMap((o) => ["--only", o]))
+    .join(" ");
+  io.stdout(`${formatReport(report, replay)}\n`);
+  if (flags.junit) {
+    writeFileSync(flags.junit, junitReport(report));
+    io.stdout(`JUnit report: ${flags.junit}\n`);
+  }
+  return report.passed ? 0 : 1;
+}
