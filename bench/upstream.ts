@@ -9,7 +9,7 @@ import { example, searchResponse } from "../packages/gateway/test/support/fixtur
 const bodies = {
   machine: Buffer.from(JSON.stringify(example("UpdateClusterMachineResponse"))),
   key: Buffer.from(JSON.stringify(example("CreateApiKeyResponse"))),
-  search: new Map([10, 100, 1000].map((n) => [`r${n}`, Buffer.from(JSON.stringify(searchResponse(n)))])),
+  search: new Map([10, 100].map((n) => [`r${n}`, Buffer.from(JSON.stringify(searchResponse(n)))])),
 };
 const gzipped = new Map([...bodies.search].map(([query, body]) => [query, gzipSync(body)]));
 

@@ -186,6 +186,7 @@ describe("in this repository", () => {
   it.each([
     ["compute-stub", "packages/stub-server/bin/compute-stub.js"],
     ["compute-gateway", "packages/gateway/bin/compute-gateway.js"],
+    ["compute-conformance", "packages/conformance/bin/compute-conformance.js"],
   ])("%s is linked by npm install to a committed file, so the first install of a fresh clone links it", (command, file) => {
     const link = join(root, "node_modules/.bin", command);
     expect(existsSync(link)).toBe(true);

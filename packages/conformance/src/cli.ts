@@ -134,9 +134,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .concat(writes ? ["--writes", "--project", writes.projectId, "--machine", writes.machineId] : [])
     .concat((flags.only ?? []).flatMap((o) => ["--only", o]))
     .join(" ");
-  io.stdout(`${formatReport(report, replay)}\n`);
+  io.stdout(`${formatReport(report, replay, flags.apiKey!)}\n`);
   if (flags.junit) {
-    writeFileSync(flags.junit, junitReport(report));
+    writeFileSync(flags.junit, junitReport(report, flags.apiKey!));
     io.stdout(`JUnit report: ${flags.junit}\n`);
   }
   return report.passed ? 0 : 1;

@@ -24,6 +24,9 @@ export interface RawRequest {
   body?: string | Buffer;
 }
 
+/** The host of a URL as node:http and node:net take it: an IPv6 address without its brackets. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
+
 /** How long any exchange may take before the test calls it a hang. */
 export const deadlineMs = 10_000;
 
@@ -44,7 +47,7 @@ export function send(baseUrl: string, req: RawRequest, timeoutMs = deadlineMs, a
   const request = url.protocol === "https:" ? httpsRequest : httpRequest;
   const path = url.pathname.replace(/\/+$/, "") + req.path;
   return new Promise((resolve, reject) => {
-    const r = request({ protocol: url.protocol, host: url.hostname, port: url.port, method: req.method, path, headers: req.headers ?? {}, agent }, (res) => {
+    const r = request({ protocol: url.protocol, host: hostOf(url), port: url.port, method: req.method, path, headers: req.headers ?? {}, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => {
@@ -78,9 +81,9 @@ export function jsonRequest(method: string, path: string, apiKey: string, body?:
  * answer resolves with status 0.
  */
 export function sendBytes(baseUrl: string, bytes: string | Buffer, timeoutMs = deadlineMs): Promise<Answer> {
-  const { hostname, port } = new URL(baseUrl);
+  const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: hostname, port: Number(port) });
+    const socket = connect({ host: hostOf(url), port: Number(url.port) });
     const chunks: Buffer[] = [];
     let done = false;
     const finish = () => {

@@ -9,12 +9,15 @@ import type { Report } from "./run.js";
 /** A shell word in single quotes. */
 const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
-/** The request as a curl command line; a bearer key is written `$KEY`, so the line can be shared and run. */
-export function curl(baseUrl: string, request: RawRequest): string {
+/**
+ * The request as a curl command line. The run's own key is written `$KEY`, so that the line can be shared and
+ * run; any other Authorization (the malformed and unknown keys of ignored_auth) is written as it was sent.
+ */
+export function curl(baseUrl: string, request: RawRequest, apiKey: string): string {
   const parts = ["curl", "-X", request.method, quote(baseUrl.replace(/\/+$/, "") + request.path)];
   for (const [name, value] of Object.entries(request.headers ?? {})) {
     const text = Array.isArray(value) ? value.join(", ") : value;
-    parts.push("-H", /^authorization$/i.test(name) && /^Bearer \S/i.test(text) ? `"${name}: Bearer $KEY"` : quote(`${name}: ${text}`));
+    parts.push("-H", /^authorization$/i.test(name) && text === `Bearer ${apiKey}` ? `"${name}: Bearer $KEY"` : quote(`${name}: ${text}`));
   }
   if (request.body !== undefined) parts.push("--data-raw", quote(Buffer.isBuffer(request.body) ? request.body.toString("utf8") : request.body));
   return parts.join(" ");
@@ -23,7 +26,7 @@ export function curl(baseUrl: string, request: RawRequest): string {
 const pad = (text: string | number, width: number, right = false) => (right ? String(text).padStart(width) : String(text).padEnd(width));
 
 /** The report as the terminal shows it. */
-export function formatReport(report: Report, replay: string): string {
+export function formatReport(report: Report, replay: string, apiKey: string): string {
   const lines: string[] = [];
   const checkWidth = Math.max(...report.results.map((r) => r.check.length), 5);
   const opWidth = Math.max(...report.results.map((r) => r.operationId.length), 9);
@@ -36,9 +39,9 @@ export function formatReport(report: Report, replay: string): string {
     lines.push("", "Failures:");
     for (const { check, operationId, failed, failure } of failures) {
       if (!failure) continue;
-      lines.push("", `✗ ${check} · ${operationId} (${failed} failed; ${checks[check]})`, `  ${failure.message}`, `  ${curl(report.baseUrl, failure.request)}`);
+      lines.push("", `✗ ${check} · ${operationId} (${failed} failed; ${checks[check]})`, `  ${failure.message}`, `  ${curl(report.baseUrl, failure.request, apiKey)}`);
       if (failure.shrunk) {
-        lines.push(`  shrunk in ${failure.shrunk.steps} steps to: ${failure.shrunk.message}`, `  ${curl(report.baseUrl, failure.shrunk.request)}`);
+        lines.push(`  shrunk in ${failure.shrunk.steps} steps to: ${failure.shrunk.message}`, `  ${curl(report.baseUrl, failure.shrunk.request, apiKey)}`);
       }
     }
   }
@@ -58,7 +61,7 @@ export function formatReport(report: Report, replay: string): string {
 const xml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
 
 /** The report as JUnit XML: a test suite per check, a test case per operation, a failure with the curl lines. */
-export function junitReport(report: Report): string {
+export function junitReport(report: Report, apiKey: string): string {
   const out = [`<?xml version="1.0" encoding="UTF-8"?>`];
   const failures = report.results.filter((r) => r.failed > 0).length;
   out.push(`<testsuites name="compute-conformance" tests="${report.results.length}" failures="${failures}" time="${(report.elapsedMs / 1000).toFixed(3)}">`);
@@ -69,7 +72,7 @@ export function junitReport(report: Report): string {
     for (const c of cases) {
       out.push(`    <testcase classname="${check}" name="${xml(c.operationId)}">`);
       if (c.failure) {
-        const detail = [c.failure.message, curl(report.baseUrl, c.failure.request), ...(c.failure.shrunk ? [`shrunk: ${c.failure.shrunk.message}`, curl(report.baseUrl, c.failure.shrunk.request)] : [])];
+        const detail = [c.failure.message, curl(report.baseUrl, c.failure.request, apiKey), ...(c.failure.shrunk ? [`shrunk: ${c.failure.shrunk.message}`, curl(report.baseUrl, c.failure.shrunk.request, apiKey)] : [])];
         out.push(`      <failure message="${xml(`${c.failed} of ${c.passed + c.failed} failed: ${c.failure.message}`)}">${xml(detail.join("\n"))}</failure>`);
       }
       out.push(`      <system-out>${c.passed} passed, ${c.failed} failed</system-out>`, "    </testcase>");

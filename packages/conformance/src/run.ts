@@ -213,8 +213,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
 
   // The generators: valid requests, one constraint broken, and no usable key, for each operation.
   const generators: Generator[] = [];
-  const target = writes ? { projectId: fc.constant(writes.projectId), id: fc.constant(writes.machineId) } : { projectId: fc.constant(nowhere.projectId), id: fc.constant(nowhere.id) };
+  // Broken requests and those without a key go to a machine that does not exist, and the key ids they carry
+  // have the run's prefix: a backend that accepts what it must refuse still changes nothing that is not ours.
+  const absentMachine = { path: { projectId: fc.constant(nowhere.projectId), id: fc.constant(nowhere.id) } };
   const keyPrefix = `conformance-${seed.toString(36)}`;
+  const ourKeyIds = { body: (path: readonly string[]) => (path.join("/") === "apikeyId" ? fc.nat().map((n) => `${keyPrefix}-${n.toString(36)}`) : undefined) };
   for (const operationId of operationIds) {
     const judge = judgeWith(operationId);
     // Valid requests: searches always; writes only when asked for.
@@ -242,7 +245,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       });
     }
     // One constraint broken: refused with 400 naming the field.
-    const sites = requests.mutants(operationId, operationId === "updateClusterMachine" ? { path: target } : {});
+    const sites = requests.mutants(operationId, operationId === "updateClusterMachine" ? absentMachine : ourKeyIds);
     if (sites.length > 0) {
       generators.push({
         name: `broken ${operationId}`,
@@ -254,7 +257,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       });
     }
     // No usable key: refused with 401, before anything else (a write goes to a machine that does not exist).
-    const probe = requests.valid(operationId, operationId === "updateClusterMachine" ? { path: { projectId: fc.constant(nowhere.projectId), id: fc.constant(nowhere.id) } } : {});
+    const probe = requests.valid(operationId, operationId === "updateClusterMachine" ? absentMachine : ourKeyIds);
     const how = fc.oneof(
       fc.constant(["no Authorization", undefined] as const),
       fc.constant(["Basic credentials", "Basic Y29uZm9ybWFuY2U6eA=="] as const),
@@ -265,8 +268,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     generators.push({
       name: `no usable key ${operationId}`,
       arbitrary: fc.tuple(probe, how).map(([input, [name, authorization]]) => {
-        const body = operationId === "createApiKey" ? { apikeyId: `${keyPrefix}-unauthorized` } : input.body;
-        const request = withKey(operationId, { ...input, ...(body === undefined ? {} : { body }) });
+        const request = withKey(operationId, input);
         const headers = Object.fromEntries(Object.entries(request.headers ?? {}).filter(([k]) => k !== "authorization"));
         return {
           operationId,

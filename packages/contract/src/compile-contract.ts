@@ -36,6 +36,8 @@ export interface ResponseParts {
   contentType: string | undefined;
   /** The body bytes as received (decoded from any Content-Encoding); empty when there is none. */
   body: Buffer;
+  /** What made the body unreadable before it could be checked, such as a content coding that does not decode. */
+  unreadable?: FieldViolation;
 }
 
 /** One operation of the spec, compiled. */
@@ -55,8 +57,6 @@ export interface Contract {
   operations: readonly ContractOperation[];
   /** The operation a request is for and its path parameters, or the ApiError that answers it (404, 405, 400). */
   route(method: string, url: string): RouteMatch<ContractOperation> | ApiError;
-  /** Whether the path of a request target is a path of the spec, whatever the method. */
-  knows(url: string): boolean;
   /** Checks a routed request; the ApiError that refuses it (401, 415, 400), or undefined when it conforms. */
   checkRequest(match: RouteMatch<ContractOperation>, request: RequestParts): ApiError | undefined;
   /** The violations of a response of an operation: an undocumented status, a body that is not JSON, a body against its schema. */
@@ -286,22 +286,24 @@ export function compileContract(options: ContractOptions = {}): Contract {
     return validator(body) ? [] : ajvErrorItems(validator.errors ?? [], "/response").map(toFieldViolation);
   };
 
-  const checkResponse = (operationId: string, response: ResponseParts): FieldViolation[] => {
-    let body: unknown;
-    if (response.body.length > 0) {
-      const type = mediaTypeOf(response.contentType);
-      let problem: FieldViolation | undefined;
-      if (!isJsonMediaType(type)) {
-        problem = { field: "response.header.content-type", description: `must be application/json, not ${type || "absent"}`, reason: "content-type" };
-      } else {
-        try {
-          body = JSON.parse(response.body.toString("utf8"));
-        } catch {
-          problem = { field: "response.body", description: "is not valid JSON", reason: "malformed-json" };
-        }
-      }
-      if (problem) return [...(responseOf(operationId, response.status).found ? [] : [undocumentedStatus(response.status)]), problem];
+  /** The parsed body of a response (undefined: none), or what keeps it from being read: a media type that is not JSON, malformed JSON. */
+  const readBody = (response: ResponseParts): { body?: unknown; problem?: FieldViolation } => {
+    if (response.unreadable) return { problem: response.unreadable };
+    if (response.body.length === 0) return {};
+    const type = mediaTypeOf(response.contentType);
+    if (!isJsonMediaType(type)) {
+      return { problem: { field: "response.header.content-type", description: `must be application/json, not ${type || "absent"}`, reason: "content-type" } };
     }
+    try {
+      return { body: JSON.parse(response.body.toString("utf8")) };
+    } catch {
+      return { problem: { field: "response.body", description: "is not valid JSON", reason: "malformed-json" } };
+    }
+  };
+
+  const checkResponse = (operationId: string, response: ResponseParts): FieldViolation[] => {
+    const { body, problem } = readBody(response);
+    if (problem) return [...(responseOf(operationId, response.status).found ? [] : [undocumentedStatus(response.status)]), problem];
     return checkResponseBody(operationId, response.status, body);
   };
 
@@ -309,7 +311,6 @@ export function compileContract(options: ContractOptions = {}): Contract {
     spec,
     operations,
     route: (method, url) => table.route(method, url),
-    knows: (url) => table.knows(url),
     checkRequest,
     checkResponse,
     checkResponseBody,

@@ -27,8 +27,6 @@ export interface RouteMatch<T> {
 export interface RouteTable<T> {
   /** The operation for a method and request target (path and query, as received): 404, 405 or 400 otherwise. */
   route(method: string, url: string): RouteMatch<T> | ApiError;
-  /** Whether the path of a request target belongs to a path of the spec (whatever the method). */
-  knows(url: string): boolean;
 }
 
 /** One operation to route: its method, path template and what the route table hands back. */
@@ -91,7 +89,6 @@ export function createRouteTable<T>(entries: readonly RouteEntry<T>[]): RouteTab
   };
 
   return {
-    knows: (url) => find(pathOf(url)) !== undefined,
     route(method, url) {
       const found = find(pathOf(url));
       if (!found) return notFound();

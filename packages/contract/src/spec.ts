@@ -2,8 +2,10 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
-/** Path of the bundled document, wherever @compute-api/spec is installed. */
-export const defaultSpecPath = createRequire(import.meta.url).resolve("@compute-api/spec/openapi.json");
+/** Path of the bundled document, wherever @compute-api/spec is installed; throws when it is not. */
+export function defaultSpecPath(): string {
+  return createRequire(import.meta.url).resolve("@compute-api/spec/openapi.json");
+}
 
 /** An OpenAPI 3.1 document as plain JSON. */
 export type OpenApiDocument = {
@@ -16,17 +18,19 @@ export type OpenApiDocument = {
 const cache = new Map<string, OpenApiDocument>();
 
 /** Reads and parses the bundled document; a missing or unreadable file throws naming the path. */
-export function loadSpec(specPath: string = defaultSpecPath): OpenApiDocument {
-  const cached = cache.get(specPath);
+export function loadSpec(specPath?: string): OpenApiDocument {
+  const cached = cache.get(specPath ?? "");
   if (cached) return cached;
   let text: string;
   try {
-    text = readFileSync(specPath, "utf8");
+    text = readFileSync(specPath ?? defaultSpecPath(), "utf8");
   } catch (error) {
-    throw new Error(`cannot read the OpenAPI document at ${specPath} (is @compute-api/spec installed? In the repository, run npm install): ${String(error)}`);
+    throw new Error(
+      `cannot read the OpenAPI document at ${specPath ?? "@compute-api/spec/openapi.json"} (is @compute-api/spec installed? In the repository, run npm install): ${String(error)}`,
+    );
   }
   const spec = JSON.parse(text) as OpenApiDocument;
-  cache.set(specPath, spec);
+  cache.set(specPath ?? "", spec);
   return spec;
 }
 

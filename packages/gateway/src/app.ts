@@ -52,8 +52,7 @@ const runCors = (cors: CorsHandler, req: IncomingMessage, res: ServerResponse): 
 /** Builds the gateway; rejects when the upstream URL is not usable or the spec does not compile. */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const upstreamUrl = parseUpstreamUrl(options.upstream);
-  const validate = options.validate ?? true;
-  const mode = validate ? (options.responseValidation ?? defaults.responseValidation) : "off";
+  const mode = options.responseValidation ?? defaults.responseValidation;
   const contract = compileContract(options.spec ? { spec: options.spec } : {});
   const logger = options.logger ?? createLogger();
   const metrics = createMetrics(options.collectDefaultMetrics);
@@ -113,11 +112,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       if (unvalidated === "unknown") metrics.passthrough.inc({ method });
       const response = await exchange(req, res, record.id, undefined);
       if (response) deliver(res, response, method, false);
-      return;
-    }
-    if (!validate) {
-      const response = await exchange(req, res, record.id, undefined);
-      if (response) deliver(res, response, method, cors !== undefined);
       return;
     }
     // 5. The request, in the stub's order: its JSON body (400, 413, 415), its operation (404, 405), then the

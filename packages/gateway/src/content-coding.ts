@@ -12,10 +12,19 @@ import Negotiator from "negotiator";
 /** The codings the gateway can decode, in its order of preference. */
 export const decodableCodings = ["gzip", "deflate", "br"];
 
+// Callers send few distinct Accept-Encoding values, so each is negotiated once (a bounded memo, not per request).
+const offered = new Map<string, string>();
+
 /** The Accept-Encoding to send upstream: the caller's acceptable codings the gateway decodes, else `identity`. */
 export function upstreamAcceptEncoding(acceptEncoding: string | undefined): string {
-  const codings = new Negotiator({ headers: { "accept-encoding": acceptEncoding } }).encodings(decodableCodings);
-  return codings.length > 0 ? codings.join(", ") : "identity";
+  const key = acceptEncoding ?? "";
+  let value = offered.get(key);
+  if (value === undefined) {
+    const codings = new Negotiator({ headers: { "accept-encoding": acceptEncoding } }).encodings(decodableCodings);
+    value = codings.length > 0 ? codings.join(", ") : "identity";
+    if (offered.size < 1000) offered.set(key, value);
+  }
+  return value;
 }
 
 type Decode = (bytes: Buffer, options: ZlibOptions) => Buffer;
@@ -42,11 +51,12 @@ export type Decoded = { bytes: Buffer } | { violation: FieldViolation } | { tooL
  * decoded bytes (zlib's `maxOutputLength` stops the stream there). An identity or absent encoding is the body itself.
  */
 export function decodeBody(contentEncoding: string | string[] | undefined, body: Buffer, maxBytes: number): Decoded {
+  if (contentEncoding === undefined || body.length === 0) return { bytes: body };
   const codings = String(contentEncoding ?? "")
     .split(",")
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== "" && c !== "identity");
-  if (codings.length === 0 || body.length === 0) return { bytes: body };
+  if (codings.length === 0) return { bytes: body };
   let bytes = body;
   for (const coding of codings.reverse()) {
     const decode = decoders[coding];

@@ -31,8 +31,6 @@ export interface GatewayOptions {
   metricsSource?: (registry: Registry) => () => Promise<string>;
   /** The bundled document; default the one of @compute-api/spec. */
   spec?: OpenApiDocument;
-  /** false makes the gateway a plain proxy that validates nothing: only for measuring what validation costs. */
-  validate?: boolean;
 }
 
 /** Defaults of the optional settings. */

@@ -4,7 +4,7 @@
  * headers, the original body bytes), replaced by 502 (`enforce`) or flagged (`report`).
  */
 import type { ServerResponse } from "node:http";
-import { undocumentedStatus, upstreamContractError, type ApiError, type Contract, type FieldViolation, type Logger, type ResponseValidationMode } from "@compute-api/contract";
+import { upstreamContractError, type ApiError, type Contract, type Logger, type ResponseValidationMode } from "@compute-api/contract";
 import { decodeBody } from "./content-coding.js";
 import { clientResponseHeaders } from "./headers.js";
 import type { GatewayMetrics } from "./metrics.js";
@@ -76,14 +76,11 @@ export function createRespond({ mode, maxResponseBytes, contract, metrics, logge
       return sendError(res, responseTooLarge(maxResponseBytes));
     }
     const contentType = response.headers["content-type"];
-    const violations: FieldViolation[] =
-      "violation" in decoded
-        ? [...(contract.documented(operationId, response.status) ? [] : [undocumentedStatus(response.status)]), decoded.violation]
-        : contract.checkResponse(operationId, {
-            status: response.status,
-            contentType: Array.isArray(contentType) ? contentType[0] : contentType,
-            body: decoded.bytes,
-          });
+    const violations = contract.checkResponse(operationId, {
+      status: response.status,
+      contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+      ...("violation" in decoded ? { body: response.body, unreadable: decoded.violation } : { body: decoded.bytes }),
+    });
     if (violations.length === 0) return deliver(res, response, method, ownsCors);
     metrics.violations.inc({ direction: "response", operation_id: operationId });
     logger.warn({ reqId: id, operationId, status: response.status, violations }, "upstream response breaks the contract");

@@ -6,7 +6,7 @@ import { ApiError, corsHandler, createLogger, loadSpec, requestLogger, specOpera
 import compression from "compression";
 import express, { type Express, type Request, type RequestHandler } from "express";
 import { createContractValidator, errorHandler, notFound } from "./contract-validator.js";
-import { createFaults, type FaultOptions } from "./faults.js";
+import { createFaults, InjectedError, type FaultOptions } from "./faults.js";
 import { builtinFixtures } from "./fixtures/builtin.js";
 import { validFixtures } from "./fixtures/load-fixtures.js";
 import { metaRoutes } from "./meta-routes.js";
@@ -95,7 +95,7 @@ export async function createApp(options: StubOptions = {}): Promise<Express> {
   // 9. Anything the validator let through that no route serves.
   app.use(notFound);
   // 10. Every failure as the spec's error body.
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, (error) => error instanceof InjectedError));
 
   await validator.warmUp();
   warmingUp = false;

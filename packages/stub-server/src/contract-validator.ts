@@ -201,11 +201,14 @@ async function warmUp(spec: OpenApiDocument, middleware: RequestHandler[]): Prom
   if (failures.length > 0) throw new Error(`the OpenAPI document does not work with the validator:\n  ${failures.join("\n  ")}`);
 }
 
-/** Answers every error with the interface's error body; a 5xx is logged with its stack, never sent. */
-export function errorHandler(logger?: Logger): ErrorRequestHandler {
+/**
+ * Answers every error with the interface's error body; a 5xx is logged with its stack, never sent, unless it was
+ * answered on purpose (`injected`: a fault the caller or the command line asked for).
+ */
+export function errorHandler(logger?: Logger, injected: (error: unknown) => boolean = () => false): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const apiError = toApiError(err);
-    if (apiError.status >= 500) logger?.error({ err, path: req.path }, "request failed");
+    if (apiError.status >= 500 && !injected(err)) logger?.error({ err, path: req.path }, "request failed");
     if (res.headersSent) {
       res.destroy();
       return;

@@ -50,10 +50,13 @@ const reasons: Record<number, string> = {
   504: "DEADLINE_EXCEEDED",
 };
 
+/** An error the stub answers on purpose: its request line names it, and it is not logged as a failure of the stub. */
+export class InjectedError extends ApiError {}
+
 /** The answer of an injected status: the error body, and `Retry-After` with RetryInfo for 429 and 503. */
 export function injectedError(status: number, why: string, retryAfterSeconds = 1): ApiError {
   const retry = status === 429 || status === 503;
-  return new ApiError(
+  return new InjectedError(
     status,
     `${why} (injected by the stub)`,
     [errorInfoDetail(reasons[status] ?? "INJECTED", { injected: "true" }), ...(retry ? [retryInfoDetail(retryAfterSeconds)] : [])],

@@ -86,6 +86,8 @@ describe("Prefer", () => {
     await stub.call(search, { headers: { prefer: "code=502, latency=10", "x-request-id": "prefer-log" } });
     await expect.poll(() => stub.logs.find((l) => l.includes("prefer-log"))).toBeDefined();
     expect(JSON.parse(stub.logs.find((l) => l.includes("prefer-log"))!)).toMatchObject({ res: { status: 502 }, fault: "prefer 502", latencyMs: 10 });
+    // An answer given on purpose is not a failure of the stub: no error line, no stack.
+    expect(stub.logs.filter((l) => l.includes('"msg":"request failed"'))).toEqual([]);
   });
 
   it("is ignored with --no-prefer", async () => {
