@@ -58,7 +58,8 @@ describe("the client against the stub's faults", () => {
     await expect.poll(() => attempts("unavailable").length).toBe(2);
   });
 
-  it.each([
+  // Concurrently: each waits past the Retry-After to show that no second attempt comes.
+  it.concurrent.each([
     ["PATCH", 503],
     ["POST", 429],
   ])("never retries a %s, even answered %i with Retry-After", async (method, status) => {
