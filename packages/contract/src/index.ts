@@ -31,7 +31,7 @@ export {
   type ResponseParts,
 } from "./compile-contract.js";
 export { createRouteTable, type RouteEntry, type RouteMatch, type RouteTable } from "./routes.js";
-export { parseQuery, queryNames, searchOf, type ParsedQuery, type Query } from "./query.js";
+export { parseQuery, pathOf, queryNames, searchOf, type ParsedQuery, type Query } from "./query.js";
 export { bearerToken } from "./bearer.js";
 export { defaultMaxBodyBytes, jsonBodyParser, jsonBodyReader, jsonMediaTypes, type JsonBody, type JsonBodyOptions, type JsonBodyParser, type JsonBodyReader } from "./json-body.js";
 export { upstreamContractError, type ResponseValidationMode } from "./response-check.js";

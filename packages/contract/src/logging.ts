@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pino, type DestinationStream, type Logger } from "pino";
+import { pathOf } from "./query.js";
 
 /** Paths pino replaces with "[Redacted]" wherever they appear in a log line. */
 export const redactPaths = [
@@ -66,9 +67,7 @@ export function requestLogger(logger: Logger, operationIdOf?: (req: IncomingMess
     const started = performance.now();
     const record: RequestRecord = { id: requestId(req), operationId: undefined, fields: {} };
     res.setHeader("x-request-id", record.id);
-    const url = req.url ?? "";
-    const query = url.indexOf("?");
-    const path = query < 0 ? url : url.slice(0, query);
+    const path = pathOf(req.url ?? "");
     const write = () => {
       const status = res.statusCode;
       const durationMs = Math.round((performance.now() - started) * 100) / 100;

@@ -21,6 +21,12 @@ export function searchOf(url: string): string {
   return at < 0 ? "" : url.slice(at + 1);
 }
 
+/** The path of a request target (before the first `?`). */
+export function pathOf(url: string): string {
+  const at = url.indexOf("?");
+  return at < 0 ? url : url.slice(0, at);
+}
+
 /** The names of the query parameters as sent, for the check of undeclared names. */
 export function queryNames(search: string): string[] {
   return search === "" ? [] : Object.keys(parseQueryString(search));

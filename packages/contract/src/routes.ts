@@ -6,6 +6,7 @@
  */
 import { pathToRegexp } from "path-to-regexp";
 import { toApiError, type ApiError } from "./errors.js";
+import { pathOf } from "./query.js";
 
 /** A route: one path template and its operations by upper-case method. */
 interface Route<T> {
@@ -76,10 +77,6 @@ export function createRouteTable<T>(entries: readonly RouteEntry<T>[]): RouteTab
   }
   const routes = [...byTemplate.values()].sort(byPrecedence);
 
-  const pathOf = (url: string) => {
-    const at = url.indexOf("?");
-    return at < 0 ? url : url.slice(0, at);
-  };
   const find = (path: string) => {
     for (const route of routes) {
       const match = route.regexp.exec(path);

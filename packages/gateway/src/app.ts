@@ -11,6 +11,7 @@ import {
   createLogger,
   isPreflight,
   jsonBodyReader,
+  pathOf,
   requestLogger,
   toApiError,
   type CorsHandler,
@@ -68,7 +69,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const isSpecRoute = options.passthroughUnknown ? createSpecRouteTest(contract.spec) : undefined;
   const respond = createRespond({ mode, maxResponseBytes, contract, metrics, logger, ownsCors: cors !== undefined });
   const { registry } = metrics;
-  const ownEndpoints = operations(upstream, options.metricsSource?.(registry) ?? (() => registry.metrics()), registry.contentType, logger);
+  const ownEndpoint = operations(upstream, options.metricsSource?.(registry) ?? (() => registry.metrics()), registry.contentType);
 
   /** Forwards a request and resolves with what came back; a fault is answered with its status (502, 503, 504). */
   async function exchange(req: IncomingMessage, res: ServerResponse, id: string, operationId: string | undefined, options?: ForwardOptions): Promise<UpstreamResponse | undefined> {
@@ -94,7 +95,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? "GET";
     // 1. The gateway's own endpoints: neither logged nor counted, never forwarded.
-    if (ownEndpoints(req, res)) return;
+    const own = ownEndpoint(req);
+    if (own) return own(res);
     // 2. One log line per request, with its x-request-id (propagated or new), and every answer counted.
     const record = log(req, res);
     // What an answered request is counted as when no operation was found: forwarded unvalidated, or refused.
@@ -107,7 +109,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     //    its CORS policy and preflights go to it unvalidated.
     if (cors ? runCors(cors, req, res) : false) return;
     // 4. Unvalidated: preflights the backend answers, and with --passthrough-unknown what the spec does not describe.
-    unvalidated = !cors && isPreflight(req) ? "preflight" : isSpecRoute && !isSpecRoute(method, (req.url ?? "").split("?")[0] ?? "") ? "unknown" : undefined;
+    unvalidated = !cors && isPreflight(req) ? "preflight" : isSpecRoute && !isSpecRoute(method, pathOf(req.url ?? "")) ? "unknown" : undefined;
     if (unvalidated) {
       if (unvalidated === "unknown") metrics.passthrough.inc({ method });
       const response = await exchange(req, res, record.id, undefined);
