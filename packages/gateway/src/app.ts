@@ -65,7 +65,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const readBody = jsonBodyReader(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes });
   const log = requestLogger(logger);
-  const cors = options.corsOrigins ? corsHandler(options.corsOrigins, [...new Set(contract.operations.map((o) => o.method))]) : undefined;
+  const cors = options.corsOrigins ? corsHandler(options.corsOrigins, contract.spec) : undefined;
   const isSpecRoute = options.passthroughUnknown ? createSpecRouteTest(contract.spec) : undefined;
   const respond = createRespond({ mode, maxResponseBytes, contract, metrics, logger, ownsCors: cors !== undefined });
   const { registry } = metrics;
@@ -107,7 +107,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     });
     // 3. CORS: with --cors-origins the gateway answers preflights and sets the headers; without, the backend owns
     //    its CORS policy and preflights go to it unvalidated.
-    if (cors ? runCors(cors, req, res) : false) return;
+    if (cors && runCors(cors, req, res)) return;
     // 4. Unvalidated: preflights the backend answers, and with --passthrough-unknown what the spec does not describe.
     unvalidated = !cors && isPreflight(req) ? "preflight" : isSpecRoute && !isSpecRoute(method, pathOf(req.url ?? "")) ? "unknown" : undefined;
     if (unvalidated) {

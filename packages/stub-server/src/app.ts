@@ -2,7 +2,7 @@
  * The stub server's Express app: a stateful stand-in for the compute service that authenticates with keys it
  * issues and holds every request and response to the spec. Building it never listens (see server.ts).
  */
-import { ApiError, corsHandler, createLogger, loadSpec, requestLogger, specOperations, type Logger, type OpenApiDocument } from "@compute-api/contract";
+import { ApiError, corsHandler, createLogger, loadSpec, requestLogger, type Logger, type OpenApiDocument } from "@compute-api/contract";
 import compression from "compression";
 import express, { type Express, type Request, type RequestHandler } from "express";
 import { createContractValidator, errorHandler, notFound } from "./contract-validator.js";
@@ -69,7 +69,6 @@ export async function createApp(options: StubOptions = {}): Promise<Express> {
   });
 
   const log = requestLogger(logger, (req) => (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId);
-  const methods = [...new Set(specOperations(spec).map((o) => o.method.toUpperCase()))];
   const faults = createFaults(options.faults ?? {});
   const app = express();
   app.disable("x-powered-by");
@@ -81,7 +80,7 @@ export async function createApp(options: StubOptions = {}): Promise<Express> {
   // 2. With `compress`, answers are compressed as the caller's Accept-Encoding allows.
   if (options.compress) app.use(compression());
   // 3. CORS headers on every answer; preflight requests end here, before validation.
-  app.use(corsHandler(options.corsOrigins ?? ["*"], methods) as RequestHandler);
+  app.use(corsHandler(options.corsOrigins ?? ["*"], spec) as RequestHandler);
   // 4. Routes outside the spec: health, spec, docs.
   app.use(metaRoutes(spec));
   // 5. The run's faults on /v1: latency, dropped connections, injected statuses (--latency, --drop, --faults).
