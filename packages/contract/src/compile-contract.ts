@@ -92,7 +92,10 @@ interface CompiledOperation extends ContractOperation {
   queryNames: ReadonlySet<string>;
   /** Validates `{ query, headers, params }` (the sections the operation has), or undefined without parameters. */
   parameters: ValidateFunction | undefined;
-  /** `mayBeAbsent`: the spec says `required: false`, so a request without Content-Type is not refused 415. */
+  /**
+   * `mayBeAbsent`: the spec says `required: false`, so a request without Content-Type is not refused 415.
+   * `mediaTypes` is keyed by `mediaTypeOf` of the declared type (the first declaration of a type wins).
+   */
   requestBody: { required: boolean; mayBeAbsent: boolean; mediaTypes: Map<string, ValidateFunction | undefined> } | undefined;
   /** Response status key → the body validator (undefined: the response has no JSON body). */
   responses: Map<string, ValidateFunction | undefined>;
@@ -110,11 +113,14 @@ export function mediaTypeOf(contentType: string | undefined): string | undefined
 /** Whether a media type is JSON (`application/json` or any `+json` type). */
 export const isJsonMediaType = (type: string | undefined): boolean => type === "application/json" || (type?.endsWith("+json") ?? false);
 
-/** The schema of a declared media type that matches the request's: exactly, then `type/*`, then `*\/*`. */
+/**
+ * The schema of a declared media type (keyed by `mediaTypeOf`) that matches the request's: exactly, then `type/*`,
+ * then `*\/*`.
+ */
 function selectMediaType<T>(declared: Map<string, T>, contentType: string | undefined): { found: boolean; value: T | undefined } {
   const type = mediaTypeOf(contentType);
   if (type !== undefined) {
-    for (const [key, value] of declared) if (mediaTypeOf(key) === type) return { found: true, value };
+    if (declared.has(type)) return { found: true, value: declared.get(type) };
     for (const key of [...declared.keys()].sort().reverse()) {
       if (key === "*/*" || (/^[a-z]+\/\*$/.test(key) && type.startsWith(key.slice(0, -1)))) return { found: true, value: declared.get(key) };
     }
@@ -205,7 +211,9 @@ export function compileContract(options: ContractOptions = {}): Contract {
         if (!isJsonMediaType(mediaTypeOf(type)) && type !== "*/*") {
           throw new Error(`${where}: the request body media type ${type} is not JSON; the compiled contract validates JSON bodies only`);
         }
-        mediaTypes.set(type, media.schema ? compile(bodyAjv, refTo(`${bodyPointer}/content/${pointerStep(type)}/schema`), `${where} request body`) : undefined);
+        const validator = media.schema ? compile(bodyAjv, refTo(`${bodyPointer}/content/${pointerStep(type)}/schema`), `${where} request body`) : undefined;
+        const key = mediaTypeOf(type) ?? type;
+        if (!mediaTypes.has(key)) mediaTypes.set(key, validator);
       }
       requestBody = { required: body.required === true, mayBeAbsent: body.required === false, mediaTypes };
     }

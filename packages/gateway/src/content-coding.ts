@@ -52,7 +52,7 @@ export type Decoded = { bytes: Buffer } | { violation: FieldViolation } | { tooL
  */
 export function decodeBody(contentEncoding: string | string[] | undefined, body: Buffer, maxBytes: number): Decoded {
   if (contentEncoding === undefined || body.length === 0) return { bytes: body };
-  const codings = String(contentEncoding ?? "")
+  const codings = String(contentEncoding)
     .split(",")
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== "" && c !== "identity");
