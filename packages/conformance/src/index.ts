@@ -8,6 +8,7 @@ export {
   createRequestArbitraries,
   fieldOf,
   operationShapes,
+  searchResourceTypes,
   toRawRequest,
   type Biases,
   type MutantInput,

@@ -65,6 +65,12 @@ export interface Biases {
 
 type Parameter = { name: string; in: string; required?: boolean; $ref?: string };
 
+/** The resource types search knows: the discriminator mapping of `SearchResult`. */
+export function searchResourceTypes(spec: OpenApiDocument): string[] {
+  const schemas = spec.components["schemas"] as Record<string, { discriminator?: { mapping?: Record<string, string> } }>;
+  return Object.keys(schemas["SearchResult"]?.discriminator?.mapping ?? {});
+}
+
 /** Every operation of the document by operationId. */
 export function operationShapes(spec: OpenApiDocument): Map<string, OperationShape> {
   const out = new Map<string, OperationShape>();

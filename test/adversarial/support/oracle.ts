@@ -10,16 +10,14 @@ import type { ErrorBody } from "@compute-api/contract";
 import fc from "fast-check";
 import { reasonsOf, spec, validator, violationsOf } from "./checks.js";
 import { facts } from "./facts.js";
-import { createRequestArbitraries, type RequestInput } from "@compute-api/conformance";
+import { createRequestArbitraries, searchResourceTypes, type RequestInput } from "@compute-api/conformance";
 import type { UserId } from "./targets.js";
 
 /** Request arbitraries of the bundled spec. */
 export const requests = createRequestArbitraries(spec);
 
 /** Resource types search knows: the discriminator of SearchResult. */
-export const resourceTypes = Object.keys(
-  (spec.components["schemas"] as Record<string, { discriminator?: { mapping?: Record<string, string> } }>)["SearchResult"]?.discriminator?.mapping ?? {},
-);
+export const resourceTypes = searchResourceTypes(spec);
 
 // Rules the schema cannot express, by the reason the stub gives (store.ts and search-query.ts).
 const notInProject = "not-found";
