@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { loadSpec, specOperations } from "@compute-api/contract";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { formatReport, junitReport } from "./report.js";
-import { runConformance, type ConformanceOptions } from "./run.js";
+import { randomSeed, runConformance, runDefaults, type ConformanceOptions } from "./run.js";
 
 /** Where the command writes. */
 export interface CliIo {
@@ -50,15 +50,15 @@ function program(io: CliIo): Command {
     .version(version, "-V, --version", "print the version and exit")
     .addOption(new Option("--base-url <url>", "the backend, such as https://staging.example.com (required)").env("CONFORMANCE_BASE_URL").argParser(baseUrl))
     .addOption(new Option("--api-key <key>", "a key of the backend (required); never printed").env("COMPUTE_API_KEY"))
-    .addOption(new Option("--runs <n>", "cases per generator (default 50)").argParser(integer(1, 100_000)).conflicts("seconds"))
+    .addOption(new Option("--runs <n>", `cases per generator (default ${runDefaults.runs})`).argParser(integer(1, 100_000)).conflicts("seconds"))
     .addOption(new Option("--seconds <n>", "generate and send cases for this long instead").argParser(integer(1, 86_400)))
     .addOption(new Option("--seed <n>", "seed of the generators, to replay a run (default: a new one, printed)").argParser(integer(0, 2 ** 31 - 1)))
     .addOption(new Option("--writes", "also send schema-valid writes: PATCHes of --machine (restored at the end) and new API keys named conformance-…"))
     .addOption(new Option("--project <id>", "with --writes: the project of the machine"))
     .addOption(new Option("--machine <id>", "with --writes: the only machine written to"))
     .addOption(new Option("--only <operations>", "only these operations (operationIds, comma-separated or repeated)").argParser(operationList))
-    .addOption(new Option("--rate <n>", "requests a second at most").default(20).argParser(integer(1, 10_000)))
-    .addOption(new Option("--timeout-ms <n>", "how long one answer may take").default(10_000).argParser(integer(1, 600_000)))
+    .addOption(new Option("--rate <n>", "requests a second at most").default(runDefaults.rate).argParser(integer(1, 10_000)))
+    .addOption(new Option("--timeout-ms <n>", "how long one answer may take").default(runDefaults.timeoutMs).argParser(integer(1, 600_000)))
     .addOption(new Option("--junit <file>", "also write a JUnit XML report there, for CI"))
     .allowExcessArguments(false)
     .exitOverride()
@@ -95,7 +95,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;
   }
-  const seed = flags.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const seed = flags.seed ?? randomSeed();
   const writes = flags.writes ? { projectId: flags.project!, machineId: flags.machine! } : undefined;
   io.stdout(
     `compute-conformance ${version} → ${flags.baseUrl}, seed ${seed}: ` +
@@ -130,7 +130,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   if (io.tty) io.stderr("\r\u001b[K");
   const replay = ["compute-conformance", "--base-url", flags.baseUrl, '--api-key "$KEY"', "--seed", String(seed)]
-    .concat(flags.seconds === undefined ? ["--runs", String(flags.runs ?? 50)] : ["--seconds", String(flags.seconds)])
+    .concat(flags.seconds === undefined ? ["--runs", String(flags.runs ?? runDefaults.runs)] : ["--seconds", String(flags.seconds)])
     .concat(writes ? ["--writes", "--project", writes.projectId, "--machine", writes.machineId] : [])
     .concat((flags.only ?? []).flatMap((o) => ["--only", o]))
     .join(" ");

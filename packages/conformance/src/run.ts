@@ -14,8 +14,8 @@ import { Agent as HttpsAgent } from "node:https";
 import { compileContract, loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import fc from "fast-check";
 import { authVerdict, checks, negativeVerdict, responseVerdicts, searchVerdicts, type Access, type CheckName, type Verdicts } from "./checks.js";
-import { send, type Answer, type RawRequest } from "./http.js";
-import { createRequestArbitraries, toRawRequest, type RequestInput } from "./requests.js";
+import { deadlineMs, send, type Answer, type RawRequest } from "./http.js";
+import { createRequestArbitraries, searchResourceTypes, toRawRequest, type RequestInput } from "./requests.js";
 
 /** What a run is given. */
 export interface ConformanceOptions {
@@ -102,6 +102,12 @@ interface Generator {
   arbitrary: fc.Arbitrary<Case>;
 }
 
+/** What a run does when its options do not say: cases per generator, requests a second, ms an answer may take. */
+export const runDefaults = { runs: 50, rate: 20, timeoutMs: deadlineMs } as const;
+
+/** A new seed for the generators (a run prints it, so that it can be replayed). */
+export const randomSeed = (): number => Math.floor(Math.random() * 2 ** 31);
+
 /** An id that no backend has: the machine and project of the writes a safe run sends. */
 const nowhere = { projectId: "conformance-no-such-project", id: "conformance-no-such-machine" };
 
@@ -110,15 +116,13 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   const spec = options.spec ?? loadSpec();
   const contract = compileContract({ spec });
   const requests = createRequestArbitraries(spec);
-  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const interval = 1000 / (options.rate ?? 20);
+  const seed = options.seed ?? randomSeed();
+  const timeoutMs = options.timeoutMs ?? runDefaults.timeoutMs;
+  const interval = 1000 / (options.rate ?? runDefaults.rate);
   const secure = new URL(options.baseUrl).protocol === "https:";
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const started = performance.now();
-  const resourceTypes = Object.keys(
-    (spec.components["schemas"] as Record<string, { discriminator?: { mapping?: Record<string, string> } }>)["SearchResult"]?.discriminator?.mapping ?? {},
-  );
+  const resourceTypes = searchResourceTypes(spec);
   const operationIds = [...requests.shapes.keys()].filter((id) => !options.only || options.only.includes(id));
   const notes: string[] = [];
 
@@ -166,6 +170,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       answer.status === 0 ? { not_a_server_error: answer.text } : { ...responseVerdicts(contract, operationId, answer), ...more(answer) };
 
   const withKey = (operationId: string, input: RequestInput, key = options.apiKey) => toRawRequest(requests.shapeOf(operationId), input, key);
+  /** With writes: a PATCH of the one machine the run may write to. */
+  const patchOurMachine = (writes: NonNullable<ConformanceOptions["writes"]>, body: unknown) =>
+    withKey("updateClusterMachine", { path: { projectId: writes.projectId, id: writes.machineId }, query: [], body });
 
   // What the caller may see, from its own searches of projects and billing accounts (read-only).
   const search = (query: string) => withKey("searchResources", { path: {}, query: [["query", query]] });
@@ -236,7 +243,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
         .filter((body) => Object.keys(body).length > 0);
       generators.push({
         name: "valid updateClusterMachine",
-        arbitrary: bodies.map((body) => ({ operationId, request: withKey(operationId, { path: { projectId: writes.projectId, id: writes.machineId }, query: [], body }), judge })),
+        arbitrary: bodies.map((body) => ({ operationId, request: patchOurMachine(writes, body), judge })),
       });
     } else if (writes && operationId === "createApiKey") {
       generators.push({
@@ -244,8 +251,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
         arbitrary: fc.nat().map((n) => ({ operationId, request: withKey(operationId, { path: {}, query: [], body: { apikeyId: `${keyPrefix}-${n.toString(36)}` } }), judge })),
       });
     }
+    // What broken and key-less requests of the operation carry: a machine that does not exist, or our key ids.
+    const harmless = operationId === "updateClusterMachine" ? absentMachine : ourKeyIds;
     // One constraint broken: refused with 400 naming the field.
-    const sites = requests.mutants(operationId, operationId === "updateClusterMachine" ? absentMachine : ourKeyIds);
+    const sites = requests.mutants(operationId, harmless);
     if (sites.length > 0) {
       generators.push({
         name: `broken ${operationId}`,
@@ -257,7 +266,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       });
     }
     // No usable key: refused with 401, before anything else (a write goes to a machine that does not exist).
-    const probe = requests.valid(operationId, operationId === "updateClusterMachine" ? absentMachine : ourKeyIds);
+    const probe = requests.valid(operationId, harmless);
     const how = fc.oneof(
       fc.constant(["no Authorization", undefined] as const),
       fc.constant(["Basic credentials", "Basic Y29uZm9ybWFuY2U6eA=="] as const),
@@ -281,7 +290,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
 
   // The run: the generators in turn, in rounds of cases, until the runs are done or the time is up.
   const round = 10;
-  const runs = options.runs ?? 50;
+  const runs = options.runs ?? runDefaults.runs;
   const deadline = options.seconds === undefined ? undefined : started + options.seconds * 1000;
   const seedOf = (g: number, r: number) => (seed + g * 7919 + r * 104_729) % 2 ** 31;
   for (let r = 0; deadline !== undefined || r * round < runs; r++) {
@@ -319,7 +328,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
 
   // With writes: the machine as it was.
   if (writes && restore && Object.keys(restore).length > 0) {
-    const answer = await exchange("updateClusterMachine", withKey("updateClusterMachine", { path: { projectId: writes.projectId, id: writes.machineId }, query: [], body: restore }));
+    const answer = await exchange("updateClusterMachine", patchOurMachine(writes, restore));
     notes.push(
       answer.status === 200
         ? `restored ${writes.projectId}/${writes.machineId} to ${JSON.stringify(restore)}`
@@ -333,7 +342,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   const list = [...results.values()]
     .map(({ replay: _replay, ...result }) => result)
     .sort((a, b) => order.indexOf(a.check) - order.indexOf(b.check) || a.operationId.localeCompare(b.operationId));
-  const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))] ?? 0;
+  /** The p-th percentile of values sorted in ascending order. */
+  const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
   return {
     baseUrl: options.baseUrl,
     seed,
@@ -342,8 +352,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     elapsedMs: performance.now() - started,
     results: list,
     latency: operationIds.map((operationId) => {
-      const values = durations.get(operationId) ?? [];
-      return { operationId, requests: values.length, p50: percentile(values, 50), p99: percentile(values, 99) };
+      const sorted = [...(durations.get(operationId) ?? [])].sort((a, b) => a - b);
+      return { operationId, requests: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
     }),
     notes,
     passed: list.every((r) => r.failed === 0),
