@@ -23,5 +23,3 @@ const server = createServer(async (req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 server.listen(0, "127.0.0.1", () => console.error(`ready ${(server.address() as { port: number }).port}`));
-// Exit normally on a signal, so that `node --cpu-prof` writes its profile.
-for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => process.exit(0));

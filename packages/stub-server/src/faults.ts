@@ -80,7 +80,7 @@ export function parsePrefer(header: string | string[] | undefined): Map<string, 
 const badPrefer = (description: string) => invalidRequest([{ field: "header.prefer", description, reason: "prefer" }]);
 
 /** The record of the request's log line, kept by the stub's request log in `res.locals`. */
-export const recordOf = (res: Response): RequestRecord | undefined => (res.locals as { record?: RequestRecord }).record;
+const recordOf = (res: Response): RequestRecord | undefined => (res.locals as { record?: RequestRecord }).record;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -9,4 +9,4 @@ export { generateFixtures, type GenerateOptions } from "./fixtures/generate-fixt
 export { apiKeyPrefix } from "./store/api-keys.js";
 export type { Fixtures, FixtureUser, FixtureApiKey } from "./types.js";
 export { createContractValidator, errorHandler, type Authenticate, type ContractValidator, type ContractValidatorOptions } from "./contract-validator.js";
-export { injectedError, parsePrefer, type FaultOptions } from "./faults.js";
+export type { FaultOptions } from "./faults.js";
