@@ -3,9 +3,9 @@
  * non-conforming response and every fault, with what each mode must answer.
  */
 import type { ServerResponse } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { ResponseValidationMode } from "@compute-api/contract";
-import { auth, json, testGateway, testUpstream, type Received, type TestGateway, type TestUpstream } from "./support/servers.js";
+import { auth, gatewaysByMode, json, modes, type Received } from "./support/servers.js";
 
 const patch = { method: "PATCH", path: "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01", body: '{"powerState":"POWERING_ON"}' };
 const search = { method: "GET", path: "/v1/resources/search?query=train" };
@@ -164,18 +164,8 @@ const faultCases: [string, { answer: (req: Received, res: ServerResponse) => voi
   ],
 ];
 
-const modes: ResponseValidationMode[] = ["enforce", "report", "off"];
-let upstream: TestUpstream;
-const gateways = new Map<ResponseValidationMode, TestGateway>();
-
-beforeAll(async () => {
-  upstream = await testUpstream();
-  for (const mode of modes) gateways.set(mode, await testGateway({ upstream: upstream.url, responseValidation: mode, timeoutMs, maxResponseBytes }));
-});
-afterAll(async () => {
-  for (const gateway of gateways.values()) await gateway.close();
-  await upstream.close();
-});
+const servers = gatewaysByMode({ timeoutMs, maxResponseBytes });
+const { gateways } = servers;
 
 async function send(mode: ResponseValidationMode, call: Call): Promise<{ res: Response; bytes: Buffer }> {
   const headers = { ...auth, "x-request-id": `${mode}-${Math.random().toString(36).slice(2)}`, ...(call.body ? { "content-type": "application/json" } : {}) };
@@ -185,13 +175,13 @@ async function send(mode: ResponseValidationMode, call: Call): Promise<{ res: Re
 
 /** What the upstream sends for a case, straight from it. */
 async function direct(call: Call): Promise<{ status: number; bytes: Buffer }> {
-  const res = await fetch(upstream.url + call.path, { method: call.method, ...(call.body ? { body: call.body } : {}) });
+  const res = await fetch(servers.upstream.url + call.path, { method: call.method, ...(call.body ? { body: call.body } : {}) });
   return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
 describe.each(violationCases)("an upstream sending %s", (_name, { call, answer, want, neverShown = [] }) => {
   beforeAll(() => {
-    upstream.answer = answer;
+    servers.upstream.answer = answer;
   });
 
   it("enforce: answers 502 naming each violation by field and reason, never the values", async () => {
@@ -232,7 +222,7 @@ describe.each(violationCases)("an upstream sending %s", (_name, { call, answer, 
 
 describe.each(faultCases)("an upstream with %s", (_name, { answer, status, message }) => {
   beforeAll(() => {
-    upstream.answer = answer;
+    servers.upstream.answer = answer;
   });
 
   it.each(modes)("%s: answers with the error body and the fault's status", async (mode) => {

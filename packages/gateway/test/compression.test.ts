@@ -6,15 +6,13 @@
  */
 import type { ServerResponse } from "node:http";
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ResponseValidationMode } from "@compute-api/contract";
+import { beforeEach, describe, expect, it } from "vitest";
 import Negotiator from "negotiator";
 import { send } from "./support/client.js";
 import { example, searchResponse } from "./support/fixtures.js";
-import { auth, testGateway, testUpstream, type Received, type TestGateway, type TestUpstream } from "./support/servers.js";
+import { auth, gatewaysByMode, modes, type Received } from "./support/servers.js";
 
 const maxResponseBytes = 64 * 1024;
-const modes: ResponseValidationMode[] = ["enforce", "report", "off"];
 const encoders: Record<string, (text: string) => Buffer> = {
   gzip: (t) => gzipSync(t),
   deflate: (t) => deflateSync(t),
@@ -23,18 +21,10 @@ const encoders: Record<string, (text: string) => Buffer> = {
 const valid = JSON.stringify(searchResponse(20));
 const search = "/v1/resources/search?query=a";
 
-let upstream: TestUpstream;
-const gateways = new Map<ResponseValidationMode, TestGateway>();
-beforeAll(async () => {
-  upstream = await testUpstream();
-  for (const mode of modes) gateways.set(mode, await testGateway({ upstream: upstream.url, responseValidation: mode, maxResponseBytes }));
-});
-afterAll(async () => {
-  for (const gateway of gateways.values()) await gateway.close();
-  await upstream.close();
-});
+const servers = gatewaysByMode({ maxResponseBytes });
+const { gateways } = servers;
 beforeEach(() => {
-  upstream.received.length = 0;
+  servers.upstream.received.length = 0;
 });
 
 /** Answers as a compressing server does: the body in the best coding the request accepts (or as given), with Vary. */
@@ -52,9 +42,9 @@ const fields = (body: Buffer) =>
 
 describe.each(modes)("%s", (mode) => {
   it.each(Object.keys(encoders))("passes a valid %s body on as the backend's own bytes, with Content-Encoding and Vary", async (coding) => {
-    upstream.answer = compressing(valid);
+    servers.upstream.answer = compressing(valid);
     const request = { path: search, headers: { ...auth, "accept-encoding": coding } };
-    const direct = await send(upstream.url, request);
+    const direct = await send(servers.upstream.url, request);
     const res = await send(gateways.get(mode)!.url, request);
     expect(res.status).toBe(200);
     expect(res.headers["content-encoding"]).toBe(coding);
@@ -64,7 +54,7 @@ describe.each(modes)("%s", (mode) => {
   });
 
   it("reads a raw deflate stream too, as browsers do", async () => {
-    upstream.answer = compressing(valid, "deflate", deflateRawSync(valid));
+    servers.upstream.answer = compressing(valid, "deflate", deflateRawSync(valid));
     const res = await send(gateways.get(mode)!.url, { path: search, headers: { ...auth, "accept-encoding": "deflate" } });
     expect([res.status, res.headers["x-contract-violations"]]).toEqual([200, undefined]);
   });
@@ -79,15 +69,15 @@ describe("what the backend is offered", () => {
     ["identity when the caller accepts only what it cannot decode", "zstd", "identity"],
     ["identity when the caller says nothing", undefined, "identity"],
   ])("is %s", async (_name, given, want) => {
-    upstream.answer = compressing(valid);
+    servers.upstream.answer = compressing(valid);
     await send(gateways.get("enforce")!.url, { path: search, headers: { ...auth, ...(given === undefined ? {} : { "accept-encoding": given }) } });
-    expect(upstream.received[0]?.headers["accept-encoding"]).toBe(want);
+    expect(servers.upstream.received[0]?.headers["accept-encoding"]).toBe(want);
   });
 
   it("is the caller's own Accept-Encoding when responses are not checked (off)", async () => {
-    upstream.answer = compressing(valid);
+    servers.upstream.answer = compressing(valid);
     await send(gateways.get("off")!.url, { path: search, headers: { ...auth, "accept-encoding": "zstd, gzip" } });
-    expect(upstream.received[0]?.headers["accept-encoding"]).toBe("zstd, gzip");
+    expect(servers.upstream.received[0]?.headers["accept-encoding"]).toBe("zstd, gzip");
   });
 });
 
@@ -95,7 +85,7 @@ describe("a compressed body that breaks the spec", () => {
   const broken = JSON.stringify({ results: [{ resourceName: "x", resourceType: "cluster", score: 1, cluster: { projectId: "p" } }] });
 
   it.each(Object.keys(encoders))("(%s) is refused by enforce, naming the fields, and passed by report with the count", async (coding) => {
-    upstream.answer = compressing(broken, coding);
+    servers.upstream.answer = compressing(broken, coding);
     const enforced = await send(gateways.get("enforce")!.url, { path: search, headers: { ...auth, "accept-encoding": coding } });
     expect(enforced.status).toBe(502);
     expect(fields(enforced.body)).toContainEqual(["response.body.results[0].cluster.id", "required"]);
@@ -112,7 +102,7 @@ describe("a body that does not decode", () => {
     ["a truncated gzip stream", "gzip", gzipSync(valid).subarray(0, 200), [["response.body", "content-encoding"]]],
     ["bytes that are not gzip at all", "gzip", Buffer.from(valid), [["response.body", "content-encoding"]]],
   ])("%s: 502 in enforce naming it, passed as received in report and off", async (_name, coding, bytes, want) => {
-    upstream.answer = compressing(valid, coding, bytes);
+    servers.upstream.answer = compressing(valid, coding, bytes);
     const enforced = await send(gateways.get("enforce")!.url, { path: search, headers: { ...auth, "accept-encoding": "gzip" } });
     expect(enforced.status).toBe(502);
     expect(fields(enforced.body)).toEqual(want);
@@ -131,7 +121,7 @@ describe("a compression bomb", () => {
 
   it.each(["enforce", "report"] as const)("%s: 502 UPSTREAM_RESPONSE_TOO_LARGE after at most the limit of decoded bytes", async (mode) => {
     expect(bomb.length).toBeLessThan(maxResponseBytes);
-    upstream.answer = compressing("", "gzip", bomb);
+    servers.upstream.answer = compressing("", "gzip", bomb);
     const heapBefore = process.memoryUsage().arrayBuffers;
     const res = await send(gateways.get(mode)!.url, { path: search, headers: { ...auth, "accept-encoding": "gzip" } });
     expect(res.status).toBe(502);
@@ -141,7 +131,7 @@ describe("a compression bomb", () => {
   });
 
   it("off: passed as received, its compressed size within the limit", async () => {
-    upstream.answer = compressing("", "gzip", bomb);
+    servers.upstream.answer = compressing("", "gzip", bomb);
     const res = await send(gateways.get("off")!.url, { path: search, headers: { ...auth, "accept-encoding": "gzip" } });
     expect(res.status).toBe(200);
     expect(res.body.equals(bomb)).toBe(true);
@@ -151,7 +141,7 @@ describe("a compression bomb", () => {
     const text = JSON.stringify(example("SearchResourcesResponse"));
     const padded = text.slice(0, -1) + " ".repeat(maxResponseBytes - text.length) + "}";
     expect(padded.length).toBe(maxResponseBytes);
-    upstream.answer = compressing(padded, "gzip");
+    servers.upstream.answer = compressing(padded, "gzip");
     const res = await send(gateways.get("enforce")!.url, { path: search, headers: { ...auth, "accept-encoding": "gzip" } });
     expect(res.status).toBe(200);
   });

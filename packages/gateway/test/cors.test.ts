@@ -8,6 +8,7 @@ import { createApp } from "@compute-api/stub-server";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../test/support/browser.js";
+import type { GatewayOptions } from "../src/index.js";
 import { send } from "./support/client.js";
 import { auth, listen, testGateway, testUpstream, type Listening, type TestGateway, type TestUpstream } from "./support/servers.js";
 
@@ -30,71 +31,69 @@ function corsBackend(upstream: TestUpstream): void {
   };
 }
 
-describe("without --cors-origins", () => {
-  let upstream: TestUpstream;
-  let gateway: TestGateway;
+/**
+ * Registers hooks that start a corsBackend upstream and a gateway in front of it with the options before the tests of
+ * the block it is called in, and stop both after them. The fields are set once the hooks ran.
+ */
+function withGateway(options: Omit<GatewayOptions, "upstream"> = {}): { upstream: TestUpstream; gateway: TestGateway } {
+  const servers = {} as { upstream: TestUpstream; gateway: TestGateway };
   beforeAll(async () => {
-    upstream = await testUpstream();
-    corsBackend(upstream);
-    gateway = await testGateway({ upstream: upstream.url });
+    servers.upstream = await testUpstream();
+    corsBackend(servers.upstream);
+    servers.gateway = await testGateway({ upstream: servers.upstream.url, ...options });
   });
   afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
+    await servers.gateway.close();
+    await servers.upstream.close();
   });
+  return servers;
+}
+
+describe("without --cors-origins", () => {
+  const servers = withGateway();
 
   it("forwards a preflight to the backend unvalidated and sends back its answer", async () => {
-    const res = await send(gateway.url, { method: "OPTIONS", path: machine, headers: preflight });
+    const res = await send(servers.gateway.url, { method: "OPTIONS", path: machine, headers: preflight });
     expect(res.status).toBe(204);
     expect(res.headers["access-control-allow-origin"]).toBe(app);
     expect(res.headers["access-control-allow-methods"]).toBe("PATCH, GET");
-    const [got] = upstream.received;
+    const [got] = servers.upstream.received;
     expect(got).toMatchObject({ method: "OPTIONS", url: machine });
     expect(got?.headers).toMatchObject(preflight);
-    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    const metrics = await (await fetch(`${servers.gateway.url}/metrics`)).text();
     expect(metrics).toContain('gateway_requests_total{operation_id="preflight",status="204"} 1');
   });
 
   it("passes the backend's CORS headers on the answer itself", async () => {
-    const res = await send(gateway.url, { path: "/v1/resources/search?query=a", headers: { ...auth, origin: app } });
+    const res = await send(servers.gateway.url, { path: "/v1/resources/search?query=a", headers: { ...auth, origin: app } });
     expect(res.status).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBe(app);
   });
 
   it("still validates an OPTIONS that is not a preflight", async () => {
-    const before = upstream.received.length;
-    const res = await send(gateway.url, { method: "OPTIONS", path: machine, headers: { origin: app } });
+    const before = servers.upstream.received.length;
+    const res = await send(servers.gateway.url, { method: "OPTIONS", path: machine, headers: { origin: app } });
     expect(res.status).toBe(405);
-    expect(upstream.received).toHaveLength(before);
+    expect(servers.upstream.received).toHaveLength(before);
   });
 });
 
 describe("with --cors-origins", () => {
-  let upstream: TestUpstream;
-  let gateway: TestGateway;
-  beforeAll(async () => {
-    upstream = await testUpstream();
-    corsBackend(upstream);
-    gateway = await testGateway({ upstream: upstream.url, corsOrigins: ["http://other.example", app] });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
-  });
+  const servers = withGateway({ corsOrigins: ["http://other.example", app] });
 
   it("answers a preflight itself, with the spec's methods, and the backend never sees it", async () => {
-    const before = upstream.received.length;
-    const res = await send(gateway.url, { method: "OPTIONS", path: machine, headers: preflight });
+    const before = servers.upstream.received.length;
+    const res = await send(servers.gateway.url, { method: "OPTIONS", path: machine, headers: preflight });
     expect(res.status).toBe(204);
     expect(res.headers["access-control-allow-origin"]).toBe(app);
     expect(String(res.headers["access-control-allow-methods"]).split(",").sort()).toEqual(["GET", "PATCH", "POST"]);
     expect(res.headers["access-control-allow-headers"]).toBe("authorization,content-type");
     expect(res.headers["access-control-max-age"]).toBe("600");
-    expect(upstream.received).toHaveLength(before);
+    expect(servers.upstream.received).toHaveLength(before);
   });
 
   it("sets its own CORS headers on answers, in place of the backend's, and keeps the backend's Vary", async () => {
-    const res = await send(gateway.url, { path: "/v1/resources/search?query=a", headers: { ...auth, origin: app } });
+    const res = await send(servers.gateway.url, { path: "/v1/resources/search?query=a", headers: { ...auth, origin: app } });
     expect(res.status).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBe(app);
     expect(res.headers["access-control-expose-headers"]).toContain("x-request-id");
@@ -102,12 +101,12 @@ describe("with --cors-origins", () => {
   });
 
   it("gives an origin it does not allow no CORS headers, even where the backend would", async () => {
-    const res = await send(gateway.url, { path: "/v1/resources/search?query=a", headers: { ...auth, origin: "http://evil.example" } });
+    const res = await send(servers.gateway.url, { path: "/v1/resources/search?query=a", headers: { ...auth, origin: "http://evil.example" } });
     expect(res.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
   it("sets the CORS headers on its own refusals too, so a front end can read them", async () => {
-    const res = await send(gateway.url, { path: "/v1/resources/search?query=a", headers: { origin: app } });
+    const res = await send(servers.gateway.url, { path: "/v1/resources/search?query=a", headers: { origin: app } });
     expect(res.status).toBe(401);
     expect(res.headers["access-control-allow-origin"]).toBe(app);
   });

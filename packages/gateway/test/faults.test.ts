@@ -1,8 +1,7 @@
 /** Faults that need more than a misbehaving answer: an upstream that is not there, and a caller that leaves. */
-import { request } from "node:http";
-import { createServer as createTcpServer } from "node:net";
+import { createServer, request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auth, listen, testGateway, testUpstream, type TestGateway, type TestUpstream } from "./support/servers.js";
+import { auth, listen, testGateway, testUpstream, type Listening, type TestGateway, type TestUpstream } from "./support/servers.js";
 
 describe("an upstream that cannot be reached", () => {
   let gateway: TestGateway;
@@ -56,19 +55,14 @@ describe("a caller that disconnects", () => {
 });
 
 describe("an https:// upstream that does not speak TLS", () => {
-  it.each([
-    ["plain HTTP on the port", "does not speak TLS: is it plain HTTP behind an https:// URL\\? \\(ERR_SSL_WRONG_VERSION_NUMBER\\)"],
-    ["a server that hangs up during the handshake", "TLS error with the upstream: it closed the connection during the TLS handshake"],
-  ])("%s: 502 UPSTREAM_TLS_FAILED, and the log line names the TLS problem", async (name, logged) => {
-    const plain = name.startsWith("plain")
-      ? await listen((_req, res) => res.end("plain"))
-      : await new Promise<{ url: string; close(): Promise<void> }>((resolve) => {
-          const server = createTcpServer((socket) => socket.destroy());
-          server.listen(0, "127.0.0.1", () => {
-            const { port } = server.address() as { port: number };
-            resolve({ url: `http://127.0.0.1:${port}`, close: () => new Promise((done) => server.close(() => done())) });
-          });
-        });
+  /** A server that closes every connection as soon as it is made, before a byte is read. */
+  const hangingUp = () => createServer().on("connection", (socket) => socket.destroy());
+
+  it.each<[string, () => Promise<Listening>, string]>([
+    ["plain HTTP on the port", () => listen((_req, res) => res.end("plain")), "does not speak TLS: is it plain HTTP behind an https:// URL\\? \\(ERR_SSL_WRONG_VERSION_NUMBER\\)"],
+    ["a server that hangs up during the handshake", () => listen(hangingUp()), "TLS error with the upstream: it closed the connection during the TLS handshake"],
+  ])("%s: 502 UPSTREAM_TLS_FAILED, and the log line names the TLS problem", async (_name, start, logged) => {
+    const plain = await start();
     const gateway = await testGateway({ upstream: plain.url.replace("http://", "https://") });
     try {
       const res = await fetch(`${gateway.url}/v1/resources/search?query=a`, { headers: auth });

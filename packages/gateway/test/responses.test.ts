@@ -1,23 +1,12 @@
 /** Valid upstream responses pass through every mode unchanged: status, end-to-end headers and body bytes. */
 import type { ServerResponse } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ResponseValidationMode } from "@compute-api/contract";
+import { describe, expect, it } from "vitest";
 import { send, type RawResponse } from "./support/client.js";
 import { example, searchResponse } from "./support/fixtures.js";
-import { auth, testGateway, testUpstream, type Received, type TestGateway, type TestUpstream } from "./support/servers.js";
+import { auth, gatewaysByMode, modes, type Received } from "./support/servers.js";
 
-let upstream: TestUpstream;
-const gateways = new Map<ResponseValidationMode, TestGateway>();
-const modes: ResponseValidationMode[] = ["enforce", "report", "off"];
-
-beforeAll(async () => {
-  upstream = await testUpstream();
-  for (const mode of modes) gateways.set(mode, await testGateway({ upstream: upstream.url, responseValidation: mode }));
-});
-afterAll(async () => {
-  for (const gateway of gateways.values()) await gateway.close();
-  await upstream.close();
-});
+const servers = gatewaysByMode();
+const { gateways } = servers;
 
 const machine = "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01";
 const jsonHeaders = { ...auth, "content-type": "application/json" };
@@ -87,9 +76,9 @@ describe.each(cases)("%s", (_name, { method, path, body, status, text }) => {
   it.each(modes.flatMap((mode) => [true, false].map((chunked) => [mode, chunked] as const)))(
     "%s (chunked: %s): status, end-to-end headers and body bytes as going direct",
     async (mode, chunked) => {
-      upstream.answer = answerWith(status, text, chunked);
+      servers.upstream.answer = answerWith(status, text, chunked);
       const request = { method, path, headers: body ? jsonHeaders : auth, ...(body ? { body } : {}) };
-      const direct = await send(upstream.url, request);
+      const direct = await send(servers.upstream.url, request);
       const proxied = await send(gateways.get(mode)!.url, request);
       expect(proxied.status).toBe(direct.status);
       expect(proxied.body.equals(direct.body)).toBe(true);

@@ -1,7 +1,8 @@
 /** Real servers on ephemeral 127.0.0.1 ports: test upstreams and gateways whose log lines are kept. */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import { Writable } from "node:stream";
-import { createLogger } from "@compute-api/contract";
+import { createLogger, type ResponseValidationMode } from "@compute-api/contract";
+import { afterAll, beforeAll } from "vitest";
 import { createGateway, type Gateway, type GatewayOptions } from "../../src/index.js";
 
 /** A listening server and how to reach and stop it. */
@@ -104,6 +105,32 @@ export async function testGateway(options: GatewayOptions): Promise<TestGateway>
       await gateway.close();
     },
   };
+}
+
+/** The response-validation modes, in the order `gatewaysByMode` starts its gateways. */
+export const modes: ResponseValidationMode[] = ["enforce", "report", "off"];
+
+/** One test upstream and, in front of it, a gateway per response-validation mode. */
+export interface GatewaysByMode {
+  upstream: TestUpstream;
+  gateways: Map<ResponseValidationMode, TestGateway>;
+}
+
+/**
+ * Registers hooks that start a GatewaysByMode before the tests of the file (or block) it is called in and stop it
+ * after them; the gateways get the options besides their upstream and mode. The fields are set once the hooks ran.
+ */
+export function gatewaysByMode(options: Omit<GatewayOptions, "upstream" | "responseValidation"> = {}): GatewaysByMode {
+  const servers = { gateways: new Map() } as GatewaysByMode;
+  beforeAll(async () => {
+    servers.upstream = await testUpstream();
+    for (const mode of modes) servers.gateways.set(mode, await testGateway({ upstream: servers.upstream.url, responseValidation: mode, ...options }));
+  });
+  afterAll(async () => {
+    for (const gateway of servers.gateways.values()) await gateway.close();
+    await servers.upstream.close();
+  });
+  return servers;
 }
 
 /** A valid bearer header for the gateway's form check (the key itself is never checked). */
