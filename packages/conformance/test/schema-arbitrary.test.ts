@@ -1,16 +1,11 @@
-import type { OpenApiDocument } from "@compute-api/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadSpec } from "@compute-api/contract";
 import { createSchemaArbitraries } from "../src/schema-arbitrary.js";
 import { nodeAt } from "../src/schema-node.js";
+import { documentWith, seed } from "./support.js";
 
 const spec = loadSpec();
-/** FC_SEED, or a new seed each run (as the adversarial suite draws them), so that runs cover more cases. */
-const seed = process.env["FC_SEED"] ? Number(process.env["FC_SEED"]) : Math.floor(Math.random() * 2 ** 31);
-
-/** A document holding the given component schemas, for keyword-by-keyword cases. */
-const documentWith = (schemas: Record<string, unknown>): OpenApiDocument => ({ openapi: "3.1.0", info: { title: "t", version: "1" }, paths: {}, components: { schemas } });
 
 const samples = <T>(arbitrary: fc.Arbitrary<T>, numRuns = 100): T[] => fc.sample(arbitrary, { numRuns, seed });
 

@@ -6,10 +6,9 @@ import { loadSpec } from "@compute-api/contract";
 import { createSchemaArbitraries } from "../src/schema-arbitrary.js";
 import { edited, mutationSites, patternAlphabet, type MutantOptions } from "../src/schema-mutants.js";
 import { nodeAt } from "../src/schema-node.js";
+import { documentWith, seed } from "./support.js";
 
 const spec = loadSpec();
-/** FC_SEED, or a new seed each run (as the adversarial suite draws them), so that runs cover more cases. */
-const seed = process.env["FC_SEED"] ? Number(process.env["FC_SEED"]) : Math.floor(Math.random() * 2 ** 31);
 
 /** Where an Ajv error points: its instance path, plus the property it names for required and additionalProperties. */
 function located(error: ErrorObject): string {
@@ -74,8 +73,6 @@ describe("mutationSites over the request schemas of the spec", () => {
 });
 
 describe("mutationSites, keyword by keyword", () => {
-  const documentWith = (schema: unknown): OpenApiDocument => ({ openapi: "3.1.0", info: { title: "t", version: "1" }, paths: {}, components: { schemas: { Case: schema } } });
-
   it.each([
     ["minimum and maximum", { type: "integer", minimum: 1, maximum: 9 }, [" maximum", " minimum", " type"]],
     ["const", { type: "string", const: "on" }, [" const", " type"]],
@@ -83,7 +80,7 @@ describe("mutationSites, keyword by keyword", () => {
     ["not enum", { type: "string", enum: ["A", "B", "C"], not: { enum: ["A"] } }, [" enum", " not", " type"]],
     ["required through allOf", { allOf: [{ type: "object", required: ["a"], properties: { a: { type: "string" } } }] }, [" type", "a required", "a type"]],
   ])("%s", (_name, schema, want) => {
-    expect(expectEachSiteBreaksOnlyItsConstraint(documentWith(schema), "#/components/schemas/Case", {}).sort()).toEqual(want);
+    expect(expectEachSiteBreaksOnlyItsConstraint(documentWith({ Case: schema }), "#/components/schemas/Case", {}).sort()).toEqual(want);
   });
 });
 

@@ -2,10 +2,7 @@ import { createServer, request, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerClientErrors } from "../src/client-errors.js";
-import { createSchemaValidator } from "../src/schema-validator.js";
-import { loadSpec } from "../src/spec.js";
-
-const errorBodyErrors = (body: unknown) => createSchemaValidator(loadSpec()).validate("#/components/schemas/ErrorBody", body);
+import { errorBodyErrors } from "./support/error-body.js";
 
 /** Writes the bytes and returns everything the server sends until it closes the connection. */
 function exchange(port: number, bytes: string): Promise<string> {

@@ -2,11 +2,10 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { compileContract } from "../src/compile-contract.js";
 import { ApiError, type FieldViolation } from "../src/errors.js";
-import { createSchemaValidator } from "../src/schema-validator.js";
 import { loadSpec, type OpenApiDocument } from "../src/spec.js";
+import { errorBodyErrors } from "./support/error-body.js";
 
 const contract = compileContract();
-const errorBodyErrors = (body: unknown) => createSchemaValidator(loadSpec()).validate("#/components/schemas/ErrorBody", body);
 
 const bearer = { authorization: "Bearer k" };
 const json = { ...bearer, "content-type": "application/json" };

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, fieldPath, toApiError, toFieldViolation } from "../src/errors.js";
-import { createSchemaValidator } from "../src/schema-validator.js";
-import { loadSpec } from "../src/spec.js";
-
-const errorBodyErrors = (body: unknown) => createSchemaValidator(loadSpec()).validate("#/components/schemas/ErrorBody", body);
+import { errorBodyErrors } from "./support/error-body.js";
 
 describe("fieldPath", () => {
   it.each([

@@ -47,7 +47,8 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
     encodings.set(encoding, (encodings.get(encoding) ?? 0) + 1);
     return response;
   };
-  const clientFor = (apiKey: string): ComputeClient => createComputeClient({ baseUrl, apiKey, fetch: compress ? compressingFetch : recordingFetch, retry: false });
+  /** A client with the key, sending to the target (or to `url`). */
+  const clientFor = (apiKey: string, url = baseUrl): ComputeClient => createComputeClient({ baseUrl: url, apiKey, fetch: compress ? compressingFetch : recordingFetch, retry: false });
 
   /** A gateway in front of the upstream, listening on an ephemeral port; resolves with its URL. */
   async function gatewayFor(upstream: string): Promise<string> {
@@ -231,7 +232,7 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
     it.each(calls)(
       target === "gateway" ? "%s: 502 from the gateway when its stub drops the connection" : "%s: 502 as the stub is asked (Prefer)",
       async (_name, call) => {
-        const client = droppingUrl ? createComputeClient({ baseUrl: droppingUrl, apiKey: keys.alice, fetch: compress ? compressingFetch : recordingFetch, retry: false }) : clients.alice;
+        const client = droppingUrl ? clientFor(keys.alice, droppingUrl) : clients.alice;
         const { response } = await call(client, droppingUrl ? undefined : "code=502");
         expect(response.status).toBe(502);
       },

@@ -48,7 +48,8 @@ export async function startTestStub(options: ServerOptions = {}): Promise<TestSt
 /** Sends a JSON body with the method. */
 export const json = (method: string, body: unknown): RequestInit => ({ method, body: JSON.stringify(body) });
 
-const validator = createSchemaValidator(loadSpec());
+/** The spec's schemas, compiled once for the package's tests. */
+export const validator = createSchemaValidator(loadSpec());
 
 /** Asserts an error answer: the status, JSON, a body valid against ErrorBody whose code is the status. Returns the body. */
 export async function expectError(res: Response, status: number): Promise<ErrorBodyLike> {
