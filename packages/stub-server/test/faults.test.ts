@@ -5,7 +5,8 @@
  */
 import { loadSpec, specOperations } from "@compute-api/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { injectedError, type FaultOptions } from "../src/faults.js";
+import { expectFastTotalParser, parseBudgetMs, parseMs } from "../../../test/adversarial/support/header-fuzz.js";
+import { injectedError, maxPreferLength, parsePrefer, type FaultOptions } from "../src/faults.js";
 import { expectError, json, reasons, startTestStub, validator, violations, type TestStub } from "./support/stub.js";
 
 const spec = loadSpec();
@@ -30,6 +31,35 @@ async function state(stub: TestStub): Promise<unknown> {
   const res = await stub.call("/v1/resources/search?query=cl-train-01%20type:cluster");
   return res.json();
 }
+
+describe("parsePrefer", () => {
+  it("is linear: a 16 KiB quoted value of escaped quotes parses well within the budget (a regexp took 200 ms)", () => {
+    // `(?:[^,"]|"(?:[^"\\]|\\.)*")+` rescanned the unclosed quoted string from every quote in it.
+    for (const value of ['x="' + '\\"'.repeat(8192), '\\"'.repeat(8192), 'x="' + "a".repeat(16_384)]) {
+      expect(parseMs(parsePrefer, value)).toBeLessThan(parseBudgetMs);
+    }
+  });
+
+  it.each([
+    ['respond-async, latency="250"; x=1, code=503', { "respond-async": "", latency: "250", code: "503" }],
+    ['Code = "5\\"03" ; a="b,c" , LATENCY=1, code=429', { code: '5"03', latency: "1" }],
+    ['x="a, code=503", code=404', { x: "a, code=503", code: "404" }],
+    ['x="unclosed, code=503', { x: "unclosed, code=503" }],
+    [" , ;a, =1,code=429", { code: "429" }],
+  ])("reads %j as RFC 7240 writes it", (header, want) => {
+    expect(Object.fromEntries(parsePrefer(header))).toEqual(want);
+  });
+
+  it("reads a repeated header as one list", () => {
+    expect(Object.fromEntries(parsePrefer(["code=503", "latency=1, code=404"]))).toEqual({ code: "503", latency: "1" });
+  });
+
+  it("parses any value up to 16 KiB within the budget, never throwing, into lower-case names (fuzz)", () => {
+    expectFastTotalParser(parsePrefer, ["code=", "latency=", "Code=5", "respond-async"], (_value, preferences) => {
+      for (const name of preferences.keys()) expect(name).toBe(name.trim().toLowerCase());
+    });
+  });
+});
 
 describe("Prefer", () => {
   let stub: TestStub;
@@ -79,6 +109,17 @@ describe("Prefer", () => {
   it.each(["latency=-1", "latency=soon", "latency=600000"])("answers %s with 400 naming the header", async (prefer) => {
     const body = await expectError(await stub.call(search, { headers: { prefer } }), 400);
     expect(violations(body).map((v) => v.field)).toEqual(["header.prefer"]);
+  });
+
+  it("answers a Prefer over maxPreferLength with 400 naming the header, at once; one at the limit is honoured", async () => {
+    const started = performance.now();
+    const long = 'x="' + '\\"'.repeat(6000);
+    const body = await expectError(await stub.call(search, { headers: { prefer: `code=503, ${long}` } }), 400);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(violations(body)).toEqual([expect.objectContaining({ field: "header.prefer", reason: "prefer", description: expect.stringContaining(String(maxPreferLength)) })]);
+    const atLimit = `code=503, x="${"a".repeat(maxPreferLength - 14)}"`;
+    expect(atLimit).toHaveLength(maxPreferLength);
+    await expectError(await stub.call(search, { headers: { prefer: atLimit } }), 503);
   });
 
   it("names what it injected in the request's log line", async () => {
