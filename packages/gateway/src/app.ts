@@ -2,6 +2,7 @@
  * createGateway: the validating reverse proxy as a node:http request listener, with the spec compiled and the
  * upstream pool open, but not listening. The whole path of a request is `handle` below, in the order it runs.
  */
+import getRawBody from "raw-body";
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import {
   answerClientErrors,
@@ -10,6 +11,7 @@ import {
   corsHandler,
   createLogger,
   isPreflight,
+  defaultMaxBodyBytes,
   jsonBodyReader,
   pathOf,
   requestLogger,
@@ -17,13 +19,14 @@ import {
   type CorsHandler,
   type JsonBody,
 } from "@compute-api/contract";
-import { forward, type ForwardOptions } from "./forward.js";
-import { createMetrics, type GatewayMetrics } from "./metrics.js";
+import { forward, hasBody, type ForwardOptions } from "./forward.js";
+import { createMetrics, statusLabel, type GatewayMetrics } from "./metrics.js";
 import { operations } from "./operations.js";
 import { defaults, parseUpstreamUrl, type GatewayOptions } from "./options.js";
 import { createRespond, deliver, sendError } from "./responses.js";
 import { upstreamAcceptEncoding } from "./content-coding.js";
 import { createSpecRouteTest } from "./spec-routes.js";
+import { normalizeTarget } from "./target.js";
 import { createUpstream, tlsProblem, type UpstreamResponse } from "./upstream.js";
 
 /** The request listener of a gateway; `listen` starts a node:http server on it, as an Express app's does. */
@@ -37,9 +40,17 @@ export interface Gateway {
   /** The request listener: `http.createServer(gateway.app)`, or `gateway.app.listen(port, host)`. */
   app: GatewayApp;
   metrics: GatewayMetrics;
+  /** Marks the gateway as draining: `/readyz` answers 503 from now on, so that balancers stop sending. */
+  drain(): void;
   /** Closes the upstream connections; the caller closes its own server. */
   close(): Promise<void>;
 }
+
+/** The declared length of a body, for raw-body to hold the bytes to it (400 when they differ). */
+const lengthOf = (req: IncomingMessage): { length?: number } => {
+  const length = req.headers["content-length"];
+  return length === undefined ? {} : { length: Number(length) };
+};
 
 /** Runs a CORS middleware; resolves true when it answered the request itself (a preflight). */
 const runCors = (cors: CorsHandler, req: IncomingMessage, res: ServerResponse): boolean => {
@@ -62,20 +73,29 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
     maxResponseBytes,
     connections: options.connections ?? defaults.connections,
+    keepAliveTimeoutMs: options.upstreamKeepAliveTimeoutMs ?? defaults.upstreamKeepAliveTimeoutMs,
   });
-  const readBody = jsonBodyReader(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes });
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const readBody = jsonBodyReader({ maxBodyBytes });
+  const status = statusLabel(contract.operations.flatMap((operation) => operation.statuses));
+  let draining = false;
   const log = requestLogger(logger);
   const cors = options.corsOrigins ? corsHandler(options.corsOrigins, contract.spec) : undefined;
   const isSpecRoute = options.passthroughUnknown ? createSpecRouteTest(contract.spec) : undefined;
   const respond = createRespond({ mode, maxResponseBytes, contract, metrics, logger, ownsCors: cors !== undefined });
   const { registry } = metrics;
-  const ownEndpoint = operations(upstream, options.metricsSource?.(registry) ?? (() => registry.metrics()), registry.contentType);
+  const metricsText = options.metricsSource?.(registry) ?? (() => registry.metrics());
+  const ownEndpoint = operations(upstream, metricsText, registry.contentType, () => draining);
 
   /** Forwards a request and resolves with what came back; a fault is answered with its status (502, 503, 504). */
   async function exchange(req: IncomingMessage, res: ServerResponse, id: string, operationId: string | undefined, options?: ForwardOptions): Promise<UpstreamResponse | undefined> {
+    const onRetry = (reason: string, error: unknown) => {
+      metrics.retries.inc({ operation_id: operationId ?? "unknown", reason });
+      logger.debug({ reqId: id, operationId, reason, err: error }, "upstream closed a reused connection; sent again on a new one");
+    };
     try {
-      const response = await forward(upstream, req, res, id, options);
-      if (response) metrics.upstreamSeconds.observe({ operation_id: operationId ?? "unknown", status: String(response.status) }, response.seconds);
+      const response = await forward(upstream, req, res, id, { ...options, onRetry });
+      if (response) metrics.upstreamSeconds.observe({ operation_id: operationId ?? "unknown", status: status(response.status) }, response.seconds);
       return response;
     } catch (error) {
       const fault = toApiError(error);
@@ -103,16 +123,31 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     let unvalidated: "preflight" | "unknown" | undefined;
     res.once("close", () => {
       const operationId = record.operationId ?? unvalidated ?? "none";
-      metrics.requests.inc({ operation_id: operationId, status: res.writableFinished ? String(res.statusCode) : "aborted" });
+      metrics.requests.inc({ operation_id: operationId, status: res.writableFinished ? status(res.statusCode) : "aborted" });
     });
     // 3. CORS: with --cors-origins the gateway answers preflights and sets the headers; without, the backend owns
     //    its CORS policy and preflights go to it unvalidated.
     if (cors && runCors(cors, req, res)) return;
     // 4. Unvalidated: preflights the backend answers, and with --passthrough-unknown what the spec does not describe.
-    unvalidated = !cors && isPreflight(req) ? "preflight" : isSpecRoute && !isSpecRoute(method, pathOf(req.url ?? "")) ? "unknown" : undefined;
+    //    Their target is the one the backend will see (origin-form, no dot segments), so that a target it would
+    //    resolve to a spec path is checked as one; their body is read whole, within the limit, before an upstream
+    //    connection is taken.
+    const preflight = !cors && isPreflight(req);
+    if (preflight || isSpecRoute) {
+      const target = normalizeTarget(req.url ?? "/");
+      if (target instanceof ApiError) return refuse(res, target, undefined);
+      req.url = target;
+    }
+    unvalidated = preflight ? "preflight" : isSpecRoute && !isSpecRoute(method, pathOf(req.url ?? "")) ? "unknown" : undefined;
     if (unvalidated) {
       if (unvalidated === "unknown") metrics.passthrough.inc({ method });
-      const response = await exchange(req, res, record.id, undefined);
+      let bytes: Buffer | undefined;
+      try {
+        bytes = hasBody(req) ? await getRawBody(req, { limit: maxBodyBytes, ...lengthOf(req) }) : undefined;
+      } catch (error) {
+        return refuse(res, toApiError(error), undefined);
+      }
+      const response = await exchange(req, res, record.id, undefined, { raw: bytes });
       if (response) deliver(res, response, method, false);
       return;
     }
@@ -143,12 +178,20 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       sendError(res, new ApiError(500, "internal error"));
     });
   };
+  const requestTimeout = options.requestTimeoutMs ?? defaults.requestTimeoutMs;
   const app: GatewayApp = Object.assign(listener, {
     listen(port: number, host?: string, callback?: () => void): Server {
-      const server = createServer(listener);
+      // A request is read whole within the request timeout (408 after), checked every second rather than Node's 30 s.
+      const server = createServer(
+        { requestTimeout, headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout) },
+        listener,
+      );
       answerClientErrors(server);
       return host === undefined ? server.listen(port, callback) : server.listen(port, host, callback);
     },
   });
-  return { app, metrics, close: () => upstream.close() };
+  const drain = () => {
+    draining = true;
+  };
+  return { app, metrics, drain, close: () => upstream.close() };
 }

@@ -14,6 +14,10 @@ export interface CliConfig {
   timeoutMs: number;
   maxBodyBytes?: number;
   maxResponseBytes: number;
+  upstreamKeepAliveTimeoutMs: number;
+  requestTimeoutMs: number;
+  shutdownGraceMs: number;
+  shutdownTimeoutMs: number;
   workers: number;
   passthroughUnknown: boolean;
   corsOrigins?: string[];
@@ -75,6 +79,30 @@ export function createProgram(): Command {
         .argParser(integer(1)),
     )
     .addOption(
+      new Option("--upstream-keep-alive-timeout <ms>", "how long an idle backend connection is kept; below the backend's own keep-alive timeout")
+        .env("UPSTREAM_KEEP_ALIVE_TIMEOUT")
+        .default(defaults.upstreamKeepAliveTimeoutMs)
+        .argParser(integer(1)),
+    )
+    .addOption(
+      new Option("--request-timeout <ms>", "time a caller has to send its whole request; then 408")
+        .env("REQUEST_TIMEOUT")
+        .default(defaults.requestTimeoutMs)
+        .argParser(integer(1)),
+    )
+    .addOption(
+      new Option("--shutdown-grace <ms>", "after SIGTERM, how long connections that stay idle are kept open")
+        .env("SHUTDOWN_GRACE")
+        .default(defaults.shutdownGraceMs)
+        .argParser(integer(0)),
+    )
+    .addOption(
+      new Option("--shutdown-timeout <ms>", "after SIGTERM, how long requests in flight may run before they are cut")
+        .env("SHUTDOWN_TIMEOUT")
+        .default(defaults.shutdownTimeoutMs)
+        .argParser(integer(0)),
+    )
+    .addOption(
       new Option("--workers <n>", "processes serving the port (node:cluster); `auto`: one per core")
         .env("WORKERS")
         .default(1)
@@ -95,7 +123,17 @@ export function createProgram(): Command {
 export function parseCommandLine(args: string[]): CliConfig {
   const program: Command = createProgram();
   program.parse(args, { from: "user" });
-  const o = program.opts<Omit<CliConfig, "upstream" | "passthroughUnknown"> & { upstream?: URL; passthroughUnknown?: boolean }>();
+  type Durations = "upstreamKeepAliveTimeoutMs" | "requestTimeoutMs" | "shutdownGraceMs" | "shutdownTimeoutMs";
+  const { upstreamKeepAliveTimeout, requestTimeout, shutdownGrace, shutdownTimeout, ...o } = program.opts<
+    Omit<CliConfig, "upstream" | "passthroughUnknown" | Durations> & {
+      upstream?: URL;
+      passthroughUnknown?: boolean;
+      upstreamKeepAliveTimeout: number;
+      requestTimeout: number;
+      shutdownGrace: number;
+      shutdownTimeout: number;
+    }
+  >();
   if (!o.upstream) program.error(`error: ${upstreamRequired}`, { exitCode: 2, code: "gateway.upstream" });
   let passthroughUnknown: boolean;
   try {
@@ -103,7 +141,15 @@ export function parseCommandLine(args: string[]): CliConfig {
   } catch (error) {
     program.error(`error: ${(error as Error).message}`, { exitCode: 2, code: "gateway.passthrough" });
   }
-  return { ...o, upstream: o.upstream, passthroughUnknown };
+  return {
+    ...o,
+    upstream: o.upstream,
+    passthroughUnknown,
+    upstreamKeepAliveTimeoutMs: upstreamKeepAliveTimeout,
+    requestTimeoutMs: requestTimeout,
+    shutdownGraceMs: shutdownGrace,
+    shutdownTimeoutMs: shutdownTimeout,
+  };
 }
 
 /** Exit status of a command-line error: 0 for --help, 2 for anything the caller got wrong. */

@@ -1,30 +1,44 @@
 /** Forwarding: the request as received goes upstream, the whole response comes back. */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { upstreamRequestHeaders } from "./headers.js";
-import { CallerGone, type Upstream, type UpstreamResponse } from "./upstream.js";
+import { CallerGone, type RetryReason, type Upstream, type UpstreamResponse } from "./upstream.js";
 
-const hasUnreadBody = (req: IncomingMessage) =>
-  !req.readableEnded && (req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0);
+/** Whether a request carries a body (RFC 9112 §6.3: a Transfer-Encoding, or a Content-Length above 0). */
+export const hasBody = (req: IncomingMessage): boolean =>
+  req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
 
-/** How a request goes upstream: the body bytes the JSON parser read, and the Accept-Encoding to send instead of the caller's. */
+/**
+ * How a request goes upstream: its body, read whole before — the bytes the JSON parser read (decompressed), or
+ * the bytes as received (`raw`, sent with their Content-Encoding) — the Accept-Encoding to send instead of the
+ * caller's, and what to do when the request is sent again.
+ */
 export interface ForwardOptions {
   parsed?: Buffer | undefined;
+  raw?: Buffer | undefined;
   acceptEncoding?: string | undefined;
+  onRetry?: ((reason: RetryReason, error: unknown) => void) | undefined;
 }
 
 /**
  * Sends a request upstream: method, path and query as received, end-to-end headers, and the body — the bytes
- * the JSON parser read (decompressed, so without Content-Encoding), or else the unread stream. Resolves
+ * the JSON parser read (decompressed, so without Content-Encoding), or else the bytes as received. Resolves
  * undefined when the caller disconnected first, which aborts the upstream request; rejects with the fault's
  * ApiError (502, 503, 504).
  */
-export async function forward(upstream: Upstream, req: IncomingMessage, res: ServerResponse, id: string, { parsed, acceptEncoding }: ForwardOptions = {}): Promise<UpstreamResponse | undefined> {
+export async function forward(
+  upstream: Upstream,
+  req: IncomingMessage,
+  res: ServerResponse,
+  id: string,
+  { parsed, raw, acceptEncoding, onRetry }: ForwardOptions = {},
+): Promise<UpstreamResponse | undefined> {
   const encoding = String(req.headers["content-encoding"] ?? "identity").toLowerCase();
   const exchange = upstream.send({
     method: req.method ?? "GET",
     url: req.url ?? "/",
     headers: upstreamRequestHeaders(req, id, parsed !== undefined && encoding !== "identity", acceptEncoding),
-    body: parsed ?? (hasUnreadBody(req) ? req : undefined),
+    body: parsed ?? raw,
+    onRetry,
   });
   const onClose = () => {
     if (!res.writableFinished) exchange.abort();

@@ -12,6 +12,25 @@ export interface GatewayMetrics {
   upstreamSeconds: Histogram<"operation_id" | "status">;
   /** Requests to paths or methods the spec does not know, forwarded unvalidated (`--passthrough-unknown`). */
   passthrough: Counter<"method">;
+  /** Requests sent again on a new connection after the backend closed a reused one under them. */
+  retries: Counter<"operation_id" | "reason">;
+}
+
+/** The statuses the gateway answers itself (204 to a CORS preflight), whether or not the spec documents them. */
+const ownStatuses = [204, 400, 404, 405, 408, 413, 415, 431, 500, 502, 503, 504];
+
+/**
+ * The `status` label of a response, from a bounded set whatever the backend answers: a status the spec documents
+ * (or the gateway answers itself) keeps its number, any other becomes its class (`2xx`…`5xx`), or `other`.
+ */
+export function statusLabel(documented: Iterable<string>): (status: number) => string {
+  const known = new Set(ownStatuses.map(String));
+  for (const status of documented) if (/^[1-5]\d\d$/.test(status)) known.add(status);
+  return (status) => {
+    const text = String(status);
+    if (known.has(text)) return text;
+    return status >= 100 && status <= 599 ? `${text[0]}xx` : "other";
+  };
 }
 
 /** Creates the registry and its metrics; `processMetrics` adds prom-client's CPU, memory and event-loop metrics. */
@@ -43,6 +62,12 @@ export function createMetrics(processMetrics = false): GatewayMetrics {
       name: "gateway_passthrough_requests_total",
       help: "Requests to paths or methods outside the spec, forwarded unvalidated",
       labelNames: ["method"],
+      registers: [registry],
+    }),
+    retries: new Counter({
+      name: "gateway_upstream_retries_total",
+      help: "Requests sent again on a new connection after the backend closed or reset a reused one before answering",
+      labelNames: ["operation_id", "reason"],
       registers: [registry],
     }),
   };

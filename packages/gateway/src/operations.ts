@@ -9,14 +9,23 @@ export type Endpoint = (res: ServerResponse) => void | Promise<void>;
 
 /**
  * Returns the finder of the gateway's own endpoints, `GET /healthz` (the gateway is up), `GET /readyz` (the
- * upstream answers) and `GET /metrics`: the endpoint a request is for, or undefined for any other request.
+ * upstream answers and the gateway is not draining) and `GET /metrics`: the endpoint a request is for, or
+ * undefined for any other request.
  */
-export function operations(upstream: Upstream, metricsText: () => Promise<string>, contentType: string): (req: IncomingMessage) => Endpoint | undefined {
+export function operations(
+  upstream: Upstream,
+  metricsText: () => Promise<string>,
+  contentType: string,
+  draining: () => boolean,
+): (req: IncomingMessage) => Endpoint | undefined {
   const endpoints = new Map<string, Endpoint>([
     ["/healthz", (res) => sendJson(res, 200, { status: "ok" })],
     [
       "/readyz",
       async (res) => {
+        if (draining()) {
+          return sendError(res, new ApiError(503, "service unavailable: the gateway is shutting down", [errorInfoDetail("SHUTTING_DOWN")]));
+        }
         if (await upstream.ping()) return sendJson(res, 200, { status: "ready" });
         sendError(res, new ApiError(503, "service unavailable: the upstream does not answer", [errorInfoDetail("UPSTREAM_UNAVAILABLE")]));
       },

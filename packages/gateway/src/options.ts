@@ -23,6 +23,13 @@ export interface GatewayOptions {
   corsOrigins?: string[];
   /** Most keep-alive connections to the backend; default 128. */
   connections?: number;
+  /**
+   * How long an idle backend connection is kept, in ms; default 1000, below the shortest common backend
+   * keep-alive timeout (gunicorn's 2 s). A backend's `Keep-Alive: timeout=N` lowers it.
+   */
+  upstreamKeepAliveTimeoutMs?: number;
+  /** How long a caller has to send its whole request (headers and body), in ms; then 408. Default 30000. */
+  requestTimeoutMs?: number;
   /** pino logger; default one writing JSON lines to stdout. */
   logger?: Logger;
   /** Also export prom-client's process metrics (CPU, memory, event loop); default false. */
@@ -39,6 +46,12 @@ export const defaults = {
   timeoutMs: 30_000,
   maxResponseBytes: 8 * 1024 * 1024,
   connections: 128,
+  upstreamKeepAliveTimeoutMs: 1000,
+  requestTimeoutMs: 30_000,
+  /** After SIGTERM: how long connections that stay idle are kept, for a request already on its way on them. */
+  shutdownGraceMs: 10_000,
+  /** After SIGTERM: how long requests in flight may run before they are cut. */
+  shutdownTimeoutMs: 30_000,
 } as const;
 
 /** The message when no upstream URL was given. */

@@ -5,14 +5,20 @@ import { createLogger, type Logger } from "@compute-api/contract";
 import { createGateway } from "./app.js";
 import { exitCodeOf, parseCommandLine, type CliConfig } from "./cli.js";
 import { announceFailure, announceReady, clusterMetrics, runPrimary } from "./cluster.js";
+import { drainable } from "./shutdown.js";
 
-/** Builds a gateway from the configuration and listens; stops gracefully on SIGTERM and SIGINT. */
+/**
+ * Builds a gateway from the configuration and listens; on SIGTERM or SIGINT it drains (see shutdown.ts) and
+ * exits as soon as its last connection is closed.
+ */
 export async function serve(config: CliConfig, logger: Logger): Promise<Server> {
   const gateway = await createGateway({
     upstream: config.upstream,
     responseValidation: config.responseValidation,
     timeoutMs: config.timeoutMs,
     maxResponseBytes: config.maxResponseBytes,
+    upstreamKeepAliveTimeoutMs: config.upstreamKeepAliveTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
     passthroughUnknown: config.passthroughUnknown,
     ...(config.corsOrigins === undefined ? {} : { corsOrigins: config.corsOrigins }),
     logger,
@@ -22,27 +28,31 @@ export async function serve(config: CliConfig, logger: Logger): Promise<Server> 
   });
   // Requests Node's parser refuses (oversized headers, malformed HTTP) get the error body too (app.listen does it).
   const server = gateway.app.listen(config.port, config.host);
+  const connections = drainable(server);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
   });
   // Longer than the idle timeout of common load balancers (60 s), so that they close idle connections first.
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   logger.info(
     { url: `http://${config.host}:${port}`, upstream: config.upstream.href, responseValidation: config.responseValidation, pid: process.pid },
     "compute-gateway listening",
   );
-  const stop = () => {
-    logger.info("compute-gateway stopping");
-    server.close(() => void gateway.close().then(() => process.exit(0)));
-    server.closeIdleConnections();
-    setTimeout(() => process.exit(0), 10_000).unref();
+  const stop = async () => {
+    const { shutdownGraceMs: graceMs, shutdownTimeoutMs: timeoutMs } = config;
+    logger.info({ graceMs, timeoutMs, pid: process.pid }, "compute-gateway draining: /readyz answers 503, answers close their connection");
+    gateway.drain();
+    await connections.drain({ graceMs, timeoutMs, logger });
+    await gateway.close();
+    logger.info({ pid: process.pid }, "compute-gateway stopped: no connection left");
+    logger.flush();
+    process.exit(0);
   };
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
+  process.once("SIGTERM", () => void stop());
+  process.once("SIGINT", () => void stop());
   if (cluster.isWorker) announceReady();
   return server;
 }

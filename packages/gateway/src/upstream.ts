@@ -4,9 +4,10 @@
  * through undici's dispatcher interface (a handler with callbacks) rather than its `request()` API, so that a
  * response is read without a Readable stream, an async iterator or an AbortController per request.
  */
+import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
 import { ApiError, errorInfoDetail, retryInfoDetail } from "@compute-api/contract";
-import { Pool, type Dispatcher } from "undici";
+import { buildConnector, Pool, type Dispatcher } from "undici";
 import type { Headers } from "./headers.js";
 
 /** One request to the backend. */
@@ -16,6 +17,8 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string | string[]>;
   body?: Buffer | Readable | undefined;
+  /** Called before the request is sent again on a new connection (see `retryReason`). */
+  onRetry?: ((reason: RetryReason, error: unknown) => void) | undefined;
 }
 
 /** A complete backend response. */
@@ -42,6 +45,57 @@ export interface Upstream {
   /** Resolves true when the backend answers anything at all within the deadline. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** How the backend connection is kept and what is done when the backend closes it under a request. */
+export interface UpstreamOptions {
+  timeoutMs: number;
+  maxResponseBytes: number;
+  connections: number;
+  /**
+   * How long an idle connection is kept, in ms. A backend's `Keep-Alive: timeout=N` lowers it to N s less 1 s,
+   * never raises it. Up to 1000 ms undici times it exactly; above, with a 0.5 s grain.
+   */
+  keepAliveTimeoutMs: number;
+}
+
+/** Why a request was sent again: the backend closed (FIN) or reset (RST) a reused connection under it. */
+export type RetryReason = "connection_closed" | "connection_reset";
+
+/** Methods that may be sent twice (RFC 9110 §9.2.2), and so retried after a failure on a reused connection. */
+const idempotent = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+
+const closed = /^(other side )?closed$/;
+
+/** Errors of a socket that had already read a response when it failed: the connection was a reused one. */
+const afterResponse = new WeakSet<object>();
+
+/**
+ * Why a failed request may be sent again on a new connection, or undefined when it may not: only an idempotent
+ * request with a buffered (replayable) body, that failed on a reused connection because the backend closed or
+ * reset it before any byte of the response arrived. That is the race of a backend closing an idle keep-alive
+ * connection just as a request is written on it (RFC 9112 §9.3.1; nginx's `proxy_next_upstream error`).
+ */
+export function retryReason(method: string, body: UpstreamRequest["body"], error: unknown): RetryReason | undefined {
+  if (!idempotent.has(method) || (body !== undefined && !Buffer.isBuffer(body))) return undefined;
+  const e = error as { code?: string; message?: string; socket?: { bytesRead?: number } } | undefined;
+  // undici's SocketError says "other side closed" or "closed" for a close, other words for a bad response.
+  if (e?.code === "UND_ERR_SOCKET") return closed.test(e.message ?? "") && (e.socket?.bytesRead ?? 0) > 0 ? "connection_closed" : undefined;
+  if (e?.code === "ECONNRESET" || e?.code === "EPIPE") return afterResponse.has(e) ? "connection_reset" : undefined;
+  return undefined;
+}
+
+/**
+ * undici's connector, with the socket's errors marked when the socket had read a response before: a reset
+ * carries no socket information of its own (undici's "other side closed" does), and this tells a reused
+ * connection from a new one.
+ */
+function markingConnector(connector: buildConnector.connector): buildConnector.connector {
+  return (options, callback) =>
+    connector(options, (error, socket) => {
+      if (socket) (socket as Socket).prependListener("error", (e: Error) => void ((socket as Socket).bytesRead > 0 && afterResponse.add(e)));
+      (callback as (error: Error | null, socket: Socket | null) => void)(error, socket as Socket | null);
+    });
 }
 
 /** The caller disconnected before the backend answered; there is nobody to answer. */
@@ -99,9 +153,18 @@ export function responseTooLarge(maxResponseBytes: number): ApiError {
 }
 
 /** Creates the pool for the upstream URL. */
-export function createUpstream(url: URL, options: { timeoutMs: number; maxResponseBytes: number; connections: number }): Upstream {
-  const { timeoutMs, maxResponseBytes } = options;
-  const pool = new Pool(url.origin, { connections: options.connections, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+export function createUpstream(url: URL, options: UpstreamOptions): Upstream {
+  const { timeoutMs, maxResponseBytes, keepAliveTimeoutMs } = options;
+  const pool = new Pool(url.origin, {
+    connections: options.connections,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    // The backend's Keep-Alive hint may lower the idle time (to its timeout less 1 s), never raise it.
+    keepAliveTimeout: keepAliveTimeoutMs,
+    keepAliveMaxTimeout: keepAliveTimeoutMs,
+    keepAliveTimeoutThreshold: 1000,
+    connect: markingConnector(buildConnector({})),
+  });
   const basePath = url.pathname.replace(/\/+$/, "");
 
   const tooLarge = () => responseTooLarge(maxResponseBytes);
@@ -116,6 +179,7 @@ export function createUpstream(url: URL, options: { timeoutMs: number; maxRespon
       controller?.abort(reason);
     };
     let status = 0;
+    let retried = false;
     let headers: Headers = {};
     const chunks: Buffer[] = [];
     let size = 0;
@@ -145,12 +209,21 @@ export function createUpstream(url: URL, options: { timeoutMs: number; maxRespon
           resolve({ status, headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), seconds });
         },
         onResponseError(_c, error) {
+          // Sent again once, on a new connection, when a reused one was closed under it before any response.
+          const reason = retried || status !== 0 || stop ? undefined : retryReason(request.method, request.body, error);
+          if (reason) {
+            retried = true;
+            request.onRetry?.(reason, error);
+            return dispatch();
+          }
           clearTimeout(timer);
           if (error instanceof ApiError || error instanceof CallerGone) reject(error);
           else reject(faultError(error, timeoutMs, timedOut));
         },
       };
-      pool.dispatch({ method: request.method as Dispatcher.HttpMethod, path: basePath + request.url, headers: request.headers, body: request.body ?? null }, handler);
+      const dispatch = () =>
+        void pool.dispatch({ method: request.method as Dispatcher.HttpMethod, path: basePath + request.url, headers: request.headers, body: request.body ?? null }, handler);
+      dispatch();
     });
     return { response, abort: () => abort(new CallerGone("the caller disconnected")) };
   }

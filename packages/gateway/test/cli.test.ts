@@ -55,6 +55,10 @@ describe("parseCommandLine", () => {
       MAX_RESPONSE_BYTES: "4096",
       WORKERS: "2",
       PASSTHROUGH_UNKNOWN: "true",
+      UPSTREAM_KEEP_ALIVE_TIMEOUT: "900",
+      REQUEST_TIMEOUT: "5000",
+      SHUTDOWN_GRACE: "3000",
+      SHUTDOWN_TIMEOUT: "20000",
     });
     expect(parseCommandLine(["--port", "7070"])).toEqual({
       upstream: new URL("http://backend:9000"),
@@ -66,6 +70,10 @@ describe("parseCommandLine", () => {
       maxResponseBytes: 4096,
       workers: 2,
       passthroughUnknown: true,
+      upstreamKeepAliveTimeoutMs: 900,
+      requestTimeoutMs: 5000,
+      shutdownGraceMs: 3000,
+      shutdownTimeoutMs: 20000,
       logLevel: "info",
     });
     process.env["PASSTHROUGH_UNKNOWN"] = "false";
