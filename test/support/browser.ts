@@ -1,32 +1,20 @@
 /**
- * A headless Chromium for the tests that need a real browser (playwright-core downloads none): the one named by
- * CHROMIUM_PATH, else `chromium` or `chromium-browser` on PATH. None found fails with a one-line way to get one.
+ * A headless Chromium for the tests that need a real browser (playwright-core downloads none), found by
+ * test/support/system.ts: CHROMIUM_PATH, else `chromium` or `chromium-browser` on PATH or in /usr/bin.
+ * Suites that use it skip without it (`describe.skipIf(skipWithoutChromium())`), except under CI, where they fail.
  */
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
+import { chromiumProgram, requireProgram, skipWithout } from "./system.js";
 
-/** Where Chromium is: CHROMIUM_PATH, else the first `chromium` or `chromium-browser` on PATH. */
-export function findChromium(): string {
-  const given = process.env["CHROMIUM_PATH"];
-  if (given) return given;
-  for (const dir of (process.env["PATH"] ?? "").split(delimiter).filter(Boolean)) {
-    for (const name of ["chromium", "chromium-browser"]) {
-      try {
-        accessSync(join(dir, name), constants.X_OK);
-        return join(dir, name);
-      } catch {
-        // not here
-      }
-    }
-  }
-  throw new Error("Chromium not found: install it (Debian: apt-get install chromium, as .ci/run does) or set CHROMIUM_PATH to its executable");
+/** Whether the browser suites must skip (Chromium absent, not CI), printing once per run how to get it. */
+export function skipWithoutChromium(): boolean {
+  return skipWithout(chromiumProgram);
 }
 
-/** Launches headless Chromium with the flags this machine needs (no sandbox as root, no background networking). */
+/** Launches headless Chromium with the flags this machine needs (no sandbox as root, no background networking); fails with how to get it when absent. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
-    executablePath: findChromium(),
+    executablePath: requireProgram(chromiumProgram),
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
 }

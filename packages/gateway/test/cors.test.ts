@@ -7,7 +7,7 @@
 import { createApp } from "@compute-api/stub-server";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../../../test/support/browser.js";
+import { launchChromium, skipWithoutChromium } from "../../../test/support/browser.js";
 import type { GatewayOptions } from "../src/index.js";
 import { send } from "./support/client.js";
 import { auth, listen, testGateway, testUpstream, type Listening, type TestGateway, type TestUpstream } from "./support/servers.js";
@@ -112,7 +112,7 @@ describe("with --cors-origins", () => {
   });
 });
 
-describe("a web front end in Chromium", () => {
+describe.skipIf(skipWithoutChromium())("a web front end in Chromium", () => {
   let browser: Browser;
   let page: Listening;
   let otherPage: Listening;

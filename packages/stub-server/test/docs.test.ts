@@ -1,20 +1,20 @@
 /** The /docs page in a real browser (Chromium through playwright-core): the three operations render. */
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../../../test/support/browser.js";
+import { launchChromium, skipWithoutChromium } from "../../../test/support/browser.js";
 import { startTestStub, type TestStub } from "./support/stub.js";
 
-let stub: TestStub;
-let browser: Browser;
-beforeAll(async () => {
-  [stub, browser] = await Promise.all([startTestStub(), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await stub?.close();
-});
+describe.skipIf(skipWithoutChromium())("/docs", () => {
+  let stub: TestStub;
+  let browser: Browser;
+  beforeAll(async () => {
+    [stub, browser] = await Promise.all([startTestStub(), launchChromium()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stub?.close();
+  });
 
-describe("/docs", () => {
   it("renders the three operations, each on its tag's page, with nothing but images from elsewhere", async () => {
     const page = await browser.newPage();
     const elsewhere: string[] = [];

@@ -1,0 +1,131 @@
+/**
+ * Programs the tests take from the system rather than from npm (Chromium, nginx): where each is, and a way for a
+ * suite to skip when it is absent. A developer's machine without one skips the suites that need it, with one line
+ * per missing program and run saying how to get it; CI (CI set) never skips, so a missing program fails there.
+ */
+import { accessSync, constants, mkdirSync, readdirSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { isMainThread } from "node:worker_threads";
+
+/** A program some suites need from the system, and how to get it. */
+export interface SystemProgram {
+  /** Its name in messages, e.g. "Chromium". */
+  readonly name: string;
+  /** The environment variable that names its executable; set, it wins over any search. */
+  readonly env: string;
+  /** Executable names to look for in PATH's directories, in order. */
+  readonly commands: readonly string[];
+  /** Directories searched after PATH, for those a non-root PATH lacks (nginx is in /usr/sbin). */
+  readonly dirs: readonly string[];
+  /** The Debian package that provides it. */
+  readonly apt: string;
+  /** The suites that need it, as the skip line names them. */
+  readonly suites: string;
+}
+
+/** Chromium, which playwright-core drives (it downloads no browser of its own). */
+export const chromiumProgram: SystemProgram = {
+  name: "Chromium",
+  env: "CHROMIUM_PATH",
+  commands: ["chromium", "chromium-browser"],
+  dirs: ["/usr/bin", "/usr/local/bin"],
+  apt: "chromium",
+  suites: 'the browser suites (packages/gateway/test/cors.test.ts "a web front end in Chromium", packages/stub-server/test/docs.test.ts)',
+};
+
+/** nginx, as a real reverse proxy and load balancer in front of Node servers (test/support/nginx.ts). */
+export const nginxProgram: SystemProgram = {
+  name: "nginx",
+  env: "NGINX_PATH",
+  commands: ["nginx"],
+  dirs: ["/usr/sbin", "/usr/local/sbin", "/usr/local/nginx/sbin"],
+  apt: "nginx-light",
+  suites: "the suites that start a real nginx (test/system and every user of test/support/nginx.ts)",
+};
+
+/** Where `program` is: its environment variable, else the first of its commands in PATH, else in its usual directories. */
+export function findProgram(program: SystemProgram): string | undefined {
+  const given = process.env[program.env];
+  // An explicit path is trusted as it is: if it is wrong, launching it fails loudly instead of skipping.
+  if (given) return given;
+  const dirs = [...(process.env["PATH"] ?? "").split(delimiter).filter(Boolean), ...program.dirs];
+  for (const dir of dirs) {
+    for (const name of program.commands) {
+      const path = join(dir, name);
+      try {
+        accessSync(path, constants.X_OK);
+        return path;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The one-line message for `program` missing: which suites cannot run and how to get it. */
+export function missingMessage(program: SystemProgram): string {
+  return `${program.name} not found, so ${program.suites} cannot run: apt-get install ${program.apt}, or set ${program.env} to its executable`;
+}
+
+/** `program`'s executable; absent, an error with missingMessage. */
+export function requireProgram(program: SystemProgram): string {
+  const path = findProgram(program);
+  if (path === undefined) throw new Error(missingMessage(program));
+  return path;
+}
+
+/** Whether this run is CI's, which must run every suite: CI set to anything but "", "0" or "false". */
+export function inCi(): boolean {
+  const ci = process.env["CI"];
+  return ci !== undefined && !["", "0", "false"].includes(ci.toLowerCase());
+}
+
+/**
+ * Whether the suites that need `program` must skip, for describe.skipIf: true when it is absent and this is not CI,
+ * after printing missingMessage once per run. Under CI it is false, and the suite's own launch fails with that message.
+ */
+export function skipWithout(program: SystemProgram): boolean {
+  if (findProgram(program) !== undefined || inCi()) return false;
+  if (firstInRun(program)) writeSync(2, `skipped: ${missingMessage(program)}\n`);
+  return true;
+}
+
+/**
+ * Whether this test file is the run's first to find `program` missing. Each file runs in its own worker, so the
+ * workers agree through a marker file per vitest process (the forks' parent, or the process that owns the threads).
+ */
+function firstInRun(program: SystemProgram): boolean {
+  const dir = join(tmpdir(), "compute-api-missing-programs");
+  mkdirSync(dir, { recursive: true });
+  const run = isMainThread ? process.ppid : process.pid;
+  // Markers of runs that have ended would silence a later run given the same pid: drop them first.
+  for (const name of readdirSync(dir)) {
+    const pid = Number(name.split(".")[0]);
+    if (pid !== run && !alive(pid)) {
+      try {
+        unlinkSync(join(dir, name));
+      } catch {
+        // another worker dropped it
+      }
+    }
+  }
+  try {
+    writeFileSync(join(dir, `${run}.${program.env}`), "", { flag: "wx" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
