@@ -55,9 +55,12 @@ export function retryInfoDetail(seconds: number): ErrorDetail {
 /** Most field violations one error body lists, so that a huge invalid body cannot make a huge answer. */
 export const maxFieldViolations = 100;
 
-/** 400 with one field violation per problem (the first {@link maxFieldViolations}). */
-export function invalidRequest(violations: FieldViolation[], reason = "INVALID_ARGUMENT"): ApiError {
-  const n = violations.length;
+/**
+ * 400 with one field violation per problem (the first {@link maxFieldViolations}); `count` is how many problems
+ * there were when `violations` holds only the first of them.
+ */
+export function invalidRequest(violations: FieldViolation[], reason = "INVALID_ARGUMENT", count = violations.length): ApiError {
+  const n = count;
   const message =
     n === 1
       ? `invalid request: ${violations[0]?.description}`
@@ -103,6 +106,32 @@ export function ajvErrorItems(errors: readonly ErrorObject[], prefix = ""): Vali
     const child = params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty;
     return { path: `${prefix}${e.instancePath}${child === undefined ? "" : `/${child}`}`, message, errorCode: `${e.keyword}.openapi.validation` };
   });
+}
+
+/**
+ * Whether an item is Ajv's error for an `if` whose `then` failed (`must match "then" schema`): the `then`'s own
+ * errors name the problem, and the `if`s of `boundedSchemas` are not the spec's.
+ */
+const isIfItem = (item: ValidatorErrorItem) => item.errorCode === "if.openapi.validation";
+
+/**
+ * The field violations of validator items, without Ajv's `if` errors: the first {@link maxFieldViolations} mapped,
+ * and how many there are in all. Both validators map their errors here, so that neither maps (nor sends) more.
+ */
+export function toFieldViolations(items: readonly ValidatorErrorItem[]): { violations: FieldViolation[]; count: number } {
+  const violations: FieldViolation[] = [];
+  let count = 0;
+  for (const item of items) {
+    if (isIfItem(item)) continue;
+    if (count++ < maxFieldViolations) violations.push(toFieldViolation(item));
+  }
+  return { violations, count };
+}
+
+/** 400 for validator error items, as {@link toFieldViolations} maps them. */
+export function invalidItems(items: readonly ValidatorErrorItem[]): ApiError {
+  const { violations, count } = toFieldViolations(items);
+  return invalidRequest(violations, undefined, count);
 }
 
 /** Shape of the errors express-openapi-validator and body-parser pass to `next(err)`. */
@@ -165,9 +194,9 @@ export function toApiError(error: unknown): ApiError {
   if (status === 400 && /^malformed uri/.test(error.message ?? "")) {
     return new ApiError(400, "the request path is not valid percent-encoded UTF-8", [errorInfoDetail("MALFORMED_URI")]);
   }
-  if (status === 400) return invalidRequest((error.errors ?? [{ message: error.message ?? "invalid request" }]).map(toFieldViolation));
+  if (status === 400) return invalidItems(error.errors ?? [{ message: error.message ?? "invalid request" }]);
   if (status >= 500) {
-    const violations = (error.errors ?? []).map(toFieldViolation);
+    const { violations } = toFieldViolations(error.errors ?? []);
     return new ApiError(500, "internal error", violations.length > 0 ? [badRequestDetail(violations)] : []);
   }
   const headers = error.headers?.["Allow"] ? { Allow: error.headers["Allow"] } : undefined;

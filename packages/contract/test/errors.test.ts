@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, fieldPath, toApiError, toFieldViolation } from "../src/errors.js";
+import { ApiError, fieldPath, maxFieldViolations, toApiError, toFieldViolation, toFieldViolations } from "../src/errors.js";
 import { errorBodyErrors } from "./support/error-body.js";
 
 describe("fieldPath", () => {
@@ -29,6 +29,24 @@ describe("toFieldViolation", () => {
     ["an index before a missing property stays an index", { path: "/body/volumeIds/2/id", message: "must have required property 'id'", errorCode: "required.openapi.validation" }, { field: "volumeIds[2].id", reason: "required" }],
   ])("%s", (_name, given, want) => {
     expect(toFieldViolation(given)).toMatchObject(want);
+  });
+});
+
+describe("toFieldViolations", () => {
+  it("maps at most maxFieldViolations items, counts them all, and drops Ajv's `if` errors (the guards of boundedSchemas)", () => {
+    const bad = { path: "/body/volumeIds/0", message: "must match pattern", errorCode: "pattern.openapi.validation" };
+    const guard = { path: "/body/volumeIds", message: 'must match "then" schema', errorCode: "if.openapi.validation" };
+    const { violations, count } = toFieldViolations([guard, ...Array.from({ length: 130_000 }, () => bad)]);
+    expect(count).toBe(130_000);
+    expect(violations).toHaveLength(maxFieldViolations);
+    expect(violations[0]).toEqual({ field: "volumeIds[0]", description: "must match pattern", reason: "pattern" });
+  });
+
+  it("maps 130,000 validator items of express-openapi-validator to a 400 without overflowing the stack", () => {
+    const errors = Array.from({ length: 130_000 }, (_, i) => ({ path: `/body/volumeIds/${i}`, message: "must match pattern", errorCode: "pattern.openapi.validation" }));
+    const body = toApiError({ status: 400, message: "bad", errors }).toBody();
+    expect(body.message).toBe(`request has 130000 invalid fields; the first ${maxFieldViolations} are listed`);
+    expect(errorBodyErrors(body)).toEqual([]);
   });
 });
 
