@@ -12,14 +12,14 @@
  * violated fields.
  */
 import { createServer, type Server } from "node:http";
-import { createLogger } from "@compute-api/contract";
+import { createLogger, parseQueryString } from "@compute-api/contract";
 import { createGateway } from "@compute-api/gateway";
 import { createContractValidator, errorHandler } from "@compute-api/stub-server";
 import express from "express";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reasonsOf, violationsOf } from "./support/checks.js";
-import { cases, malformed } from "./support/hostile.js";
+import { cases, malformed, withLength } from "./support/hostile.js";
 import { send, sendBytes, toRawRequest, type Answer, type RawRequest, type RequestInput } from "@compute-api/conformance";
 import { keyCases, patchCases, requests, searchCases } from "./support/oracle.js";
 import { checkProperty, count, flushCounts } from "./support/property.js";
@@ -47,6 +47,7 @@ beforeAll(async () => {
   const validator = createContractValidator({ responses: "off" });
   await validator.warmUp();
   const app = express();
+  app.set("query parser", parseQueryString);
   app.use(validator.middleware);
   app.use((_req, res) => {
     res.json({ passed: true });
@@ -147,6 +148,8 @@ const changes: Change[] = [
   ["the query in bracket notation", withQuery("query%5Bx%5D=1")],
   ["the query again", withQuery("query=again")],
   ["an unknown name", withQuery("page=2")],
+  ["1,000 empty pairs before an unknown name", withQuery(`${"&".repeat(1000)}page=2`)],
+  ["a body where the operation takes none", (r) => (r.body === undefined ? withLength(r, "x") : r)],
 ];
 
 describe("stub and gateway answer alike", () => {

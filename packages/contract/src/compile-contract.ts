@@ -13,8 +13,9 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { ValidateFunction } from "ajv";
-import { ajvErrorItems, ApiError, invalidRequest, toApiError, toFieldViolation, type FieldViolation, type ValidatorErrorItem } from "./errors.js";
+import { ajvErrorItems, ApiError, invalidItems, invalidRequest, toApiError, toFieldViolation, toFieldViolations, type FieldViolation } from "./errors.js";
 import { bearerToken } from "./bearer.js";
+import { boundedSchemas } from "./bounded-schemas.js";
 import { parseQuery, searchOf } from "./query.js";
 import { createRouteTable, type RouteMatch } from "./routes.js";
 import { createAjv } from "./schema-validator.js";
@@ -158,10 +159,12 @@ function securityCheck(requirement: SecurityRequirement, schemes: Record<string,
 /** Compiles the contract of the spec; throws, naming the place, when a part of it cannot be compiled. */
 export function compileContract(options: ContractOptions = {}): Contract {
   const spec = options.spec ?? loadSpec();
-  // As the stub's validator: parameters are coerced to their declared types, bodies are not; responses use the discriminator.
-  const parameterAjv = createAjv(spec, { coerceTypes: true });
-  const bodyAjv = createAjv(spec);
-  const responseAjv = createAjv(spec, { discriminator: true });
+  // As the stub's validator: parameters are coerced to their declared types, bodies are not; responses use the
+  // discriminator. All check the bounded copy of the document, as the stub's validator does.
+  const bounded = boundedSchemas(spec);
+  const parameterAjv = createAjv(bounded, { coerceTypes: true });
+  const bodyAjv = createAjv(bounded);
+  const responseAjv = createAjv(bounded, { discriminator: true });
   const schemes = (spec.components["securitySchemes"] ?? {}) as Record<string, SecurityScheme>;
   const topSecurity = spec["security"] as SecurityRequirement[] | undefined;
 
@@ -256,6 +259,8 @@ export function compileContract(options: ContractOptions = {}): Contract {
       const problems = op.security.map((check) => check(request.headers));
       if (!problems.includes(undefined)) return toApiError({ status: 401, message: problems[0] });
     }
+    // 400: a body sent to an operation that takes none would be forwarded unchecked.
+    if (!op.requestBody && hasRequestBody(request.headers)) return invalidRequest([unexpectedRequestBody]);
     // 415, then a missing body: the body must be of a declared media type, and present when it is required.
     let bodyValidator: ValidateFunction | undefined;
     if (op.requestBody && op.requestBody.mediaTypes.size > 0) {
@@ -269,12 +274,12 @@ export function compileContract(options: ContractOptions = {}): Contract {
     }
     // 400: every parameter and body violation, parameters first.
     const query = parseQuery(searchOf(request.url), op.literalQueryNames);
-    const items: ValidatorErrorItem[] = [];
-    if (op.parameters && !op.parameters({ query: query.values, headers: request.headers, params: match.params })) {
-      items.push(...ajvErrorItems(op.parameters.errors ?? []));
-    }
-    if (bodyValidator && request.body !== undefined && !bodyValidator(request.body)) items.push(...ajvErrorItems(bodyValidator.errors ?? [], "/body"));
-    if (items.length > 0) return invalidRequest(items.map(toFieldViolation));
+    const parameterItems =
+      op.parameters && !op.parameters({ query: query.values, headers: request.headers, params: match.params }) ? ajvErrorItems(op.parameters.errors ?? []) : [];
+    const bodyItems = bodyValidator && request.body !== undefined && !bodyValidator(request.body) ? ajvErrorItems(bodyValidator.errors ?? [], "/body") : [];
+    // concat, never push(...items): a spread argument list overflows the stack past about 100,000 items.
+    const items = parameterItems.concat(bodyItems);
+    if (items.length > 0) return invalidItems(items);
     // 400: query parameters the operation does not declare, named as sent.
     const unknown = query.names.filter((name) => !op.queryNames.has(name));
     return unknown.length > 0 ? invalidRequest(unknown.map(undeclaredQueryParameter)) : undefined;
@@ -291,7 +296,7 @@ export function compileContract(options: ContractOptions = {}): Contract {
     if (!found) return [undocumentedStatus(status)];
     if (!validator) return body === undefined ? [] : [{ field: "response.body", description: "response should NOT have a body", reason: "body" }];
     if (body === undefined) return [{ field: "response.body", description: "response body required", reason: "body" }];
-    return validator(body) ? [] : ajvErrorItems(validator.errors ?? [], "/response").map(toFieldViolation);
+    return validator(body) ? [] : toFieldViolations(ajvErrorItems(validator.errors ?? [], "/response")).violations;
   };
 
   /** The parsed body of a response (undefined: none), or what keeps it from being read: a media type that is not JSON, malformed JSON. */
@@ -328,6 +333,14 @@ export function compileContract(options: ContractOptions = {}): Contract {
 
 /** The violation of a required request body that is absent (express-openapi-validator's words for it). */
 export const missingRequestBody: FieldViolation = toFieldViolation({ path: "/body", message: "must have required property 'body'", errorCode: "required.openapi.validation" });
+
+/** Whether a request carries a body: a Content-Length over 0, or any Transfer-Encoding (RFC 9112 §6.3). */
+export function hasRequestBody(headers: IncomingHttpHeaders): boolean {
+  return headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0;
+}
+
+/** The violation of a request body sent to an operation that takes none. */
+export const unexpectedRequestBody: FieldViolation = { field: "", description: "this operation takes no request body", reason: "body" };
 
 /** The violation of a query parameter the operation does not declare. */
 export function undeclaredQueryParameter(name: string): FieldViolation {

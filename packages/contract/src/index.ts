@@ -7,23 +7,28 @@ export {
   badRequestDetail,
   errorInfoDetail,
   fieldPath,
+  invalidItems,
   invalidRequest,
   maxFieldViolations,
   retryInfoDetail,
   toApiError,
   toFieldViolation,
+  toFieldViolations,
   type ErrorBody,
   type ErrorDetail,
   type FieldViolation,
   type ValidatorErrorItem,
 } from "./errors.js";
+export { boundedSchemas } from "./bounded-schemas.js";
 export {
   compileContract,
+  hasRequestBody,
   isJsonMediaType,
   mediaTypeOf,
   missingRequestBody,
   undeclaredQueryParameter,
   undocumentedStatus,
+  unexpectedRequestBody,
   type Contract,
   type ContractOperation,
   type ContractOptions,
@@ -31,7 +36,7 @@ export {
   type ResponseParts,
 } from "./compile-contract.js";
 export { createRouteTable, type RouteEntry, type RouteMatch, type RouteTable } from "./routes.js";
-export { parseQuery, pathOf, queryNames, searchOf, type ParsedQuery, type Query } from "./query.js";
+export { parseQuery, parseQueryString, pathOf, queryNames, searchOf, type ParsedQuery, type Query } from "./query.js";
 export { bearerToken } from "./bearer.js";
 export { defaultMaxBodyBytes, jsonBodyParser, jsonBodyReader, jsonMediaTypes, type JsonBody, type JsonBodyOptions, type JsonBodyParser, type JsonBodyReader } from "./json-body.js";
 export { upstreamContractError, type ResponseValidationMode } from "./response-check.js";

@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { compileContract } from "../src/compile-contract.js";
-import { ApiError, type FieldViolation } from "../src/errors.js";
+import { ApiError, maxFieldViolations, type FieldViolation } from "../src/errors.js";
 import { loadSpec, type OpenApiDocument } from "../src/spec.js";
 import { errorBodyErrors } from "./support/error-body.js";
 
@@ -71,7 +71,10 @@ describe("checkRequest", () => {
     ["a body without Content-Type", "POST", "/v1/api-keys", bearer, undefined, 415, "request body must be application/json"],
     ["401 before 415", "POST", "/v1/api-keys", { "content-type": "text/plain" }, undefined, 401, "Authorization header required"],
     ["a JSON request without its required body", "PATCH", machine, json, undefined, 400, "invalid request: must have required property 'body'"],
-  ])("refuses %s", (_name, method, url, headers, body, status, message) => {
+    ["a body on an operation that takes none (Content-Length)", "GET", "/v1/resources/search?query=a", { ...bearer, "content-length": "35" }, undefined, 400, "invalid request: this operation takes no request body"],
+    ["a body on an operation that takes none (Transfer-Encoding)", "GET", "/v1/resources/search?query=a", { ...bearer, "transfer-encoding": "chunked" }, undefined, 400, "invalid request: this operation takes no request body"],
+    ["a JSON body on an operation that takes none", "GET", "/v1/resources/search?query=a", { ...json, "content-length": "13" }, { query: "a" }, 400, "invalid request: this operation takes no request body"],
+  ])("refuses %s", (_name, method, url, headers: Record<string, string>, body, status, message) => {
     const error = check(method, url, headers, body);
     expect(error?.status).toBe(status);
     expect(error?.message).toBe(message);
@@ -89,10 +92,27 @@ describe("checkRequest", () => {
     ["a body that is not an object", "PATCH", machine, [], [["", "type"]]],
     ["an unknown query parameter, once the rest conforms", "POST", "/v1/api-keys?x=1&%5Bx%5D=2", { apikeyId: "abcd" }, [["x", "invalid"], ["[x]", "invalid"]]],
     ["not an unknown query parameter while the body breaks the spec", "POST", "/v1/api-keys?x=1", { apikeyId: "AB" }, [["apikeyId", "minLength"], ["apikeyId", "pattern"]]],
+    ["a bad query after 1,000 empty pairs (node:querystring's default stops there)", "GET", `/v1/resources/search?query=ok${"&".repeat(1000)}&query=%01%02&evil=1`, undefined, [["query", "type"]]],
+    ["an unknown name after 1,000 empty pairs", "GET", `/v1/resources/search?query=ok${"&".repeat(1000)}&evil=1`, undefined, [["evil", "invalid"]]],
+    ["130,000 invalid volume ids: the bound alone, not one violation per item", "PATCH", machine, { volumeIds: Array.from({ length: 130_000 }, () => "!") }, [["volumeIds", "maxItems"]]],
+    ["65 invalid volume ids: the bound alone", "PATCH", machine, { volumeIds: Array.from({ length: 65 }, () => "!") }, [["volumeIds", "maxItems"]]],
+    ["100,000 unknown properties: the bound alone", "PATCH", machine, Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, 1])), [["", "maxProperties"]]],
   ])("answers %s with 400 naming each field", (_name, method, url, body, want) => {
     const error = check(method, url, body === undefined ? bearer : json, body);
     expect(error?.status).toBe(400);
     expect(fields(error)).toEqual(want);
+    expect(errorBodyErrors(error?.toBody())).toEqual([]);
+  });
+
+  it("names each bad item within maxItems", () => {
+    const error = check("PATCH", machine, json, { volumeIds: Array.from({ length: 64 }, (_, i) => (i % 2 === 0 ? `!${i}` : `vol-${i}`)) });
+    expect(fields(error)).toEqual(Array.from({ length: 32 }, (_, i) => [`volumeIds[${2 * i}]`, "pattern"]));
+  });
+
+  it("names every unknown property up to the bound, and lists at most maxFieldViolations of them", () => {
+    const error = check("PATCH", machine, json, Object.fromEntries(Array.from({ length: 4 + maxFieldViolations }, (_, i) => [`k${i}`, 1])));
+    expect(error?.message).toBe(`request has ${4 + maxFieldViolations} invalid fields; the first ${maxFieldViolations} are listed`);
+    expect(fields(error)).toEqual(Array.from({ length: maxFieldViolations }, (_, i) => [`k${i}`, "additionalProperties"]));
     expect(errorBodyErrors(error?.toBody())).toEqual([]);
   });
 

@@ -2,7 +2,7 @@
  * The stub server's Express app: a stateful stand-in for the compute service that authenticates with keys it
  * issues and holds every request and response to the spec. Building it never listens (see server.ts).
  */
-import { ApiError, corsHandler, createLogger, loadSpec, requestLogger, type Logger, type OpenApiDocument } from "@compute-api/contract";
+import { ApiError, corsHandler, createLogger, loadSpec, parseQueryString, requestLogger, type Logger, type OpenApiDocument } from "@compute-api/contract";
 import compression from "compression";
 import express, { type Express, type Request, type RequestHandler } from "express";
 import { createContractValidator, errorHandler, notFound } from "./contract-validator.js";
@@ -72,6 +72,8 @@ export async function createApp(options: StubOptions = {}): Promise<Express> {
   const faults = createFaults(options.faults ?? {});
   const app = express();
   app.disable("x-powered-by");
+  // Every query pair, as the compiled contract reads them: Express's default parser stops at 1,000 (the validator checks it is set).
+  app.set("query parser", parseQueryString);
   // 1. One log line per request, first so that it times and sees every answer; its record stays in res.locals.
   app.use(((req, res, next) => {
     res.locals["record"] = log(req, res);

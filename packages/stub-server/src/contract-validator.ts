@@ -1,7 +1,9 @@
 /**
  * Request and response validation of the stub with express-openapi-validator: the contract's JSON body parser,
- * then the validator's routing, security check, request and response validation, plus the two checks it lacks
- * (a required body that is absent, undeclared query parameters named as sent). The gateway holds traffic to the
+ * then the validator's routing, security check, request and response validation, plus the checks it lacks (a
+ * required body that is absent, a body sent to an operation that takes none, undeclared query parameters named
+ * as sent). It checks the contract's bounded copy of the spec and reads the query with the contract's parser (the
+ * app's "query parser"), as the compiled contract does. The gateway holds traffic to the
  * same spec with `@compute-api/contract`'s compiled contract; both map their errors with the contract's one
  * mapper, and a differential test keeps them answering alike.
  */
@@ -9,18 +11,22 @@ import type { Server } from "node:http";
 import {
   ApiError,
   bearerToken,
+  boundedSchemas,
   deref,
   errorInfoDetail,
+  hasRequestBody,
   invalidRequest,
   jsonBodyParser,
   loadSpec,
   mediaTypeOf,
   missingRequestBody,
+  parseQueryString,
   queryNames,
   searchOf,
   specOperations,
   toApiError,
   undeclaredQueryParameter,
+  unexpectedRequestBody,
   type Logger,
   type OpenApiDocument,
 } from "@compute-api/contract";
@@ -44,7 +50,10 @@ export interface ContractValidatorOptions {
 
 /** The validator: middleware to mount, and a warm-up that compiles every schema before traffic arrives. */
 export interface ContractValidator {
-  /** JSON body parser (with the body limit) followed by express-openapi-validator and the two checks it lacks. */
+  /**
+   * JSON body parser (with the body limit) followed by express-openapi-validator and the checks it lacks. Mount it
+   * on an app whose query parser is the contract's, `app.set("query parser", parseQueryString)`; on any other it answers 500.
+   */
   middleware: RequestHandler[];
   /** Compiles the validators of every operation by sending each operation's example through them; throws when the spec does not compile. */
   warmUp(): Promise<void>;
@@ -57,7 +66,8 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
   const spec = options.spec ?? loadSpec();
   const authenticate = options.authenticate;
   const validator = OpenApiValidator.middleware({
-    apiSpec: structuredClone(spec) as never,
+    // A copy (the validator changes what it is given) whose size-limited schemas check items and keys within the limit only.
+    apiSpec: boundedSchemas(spec) as never,
     validateApiSpec: true,
     // Unknown query parameters are refused by undeclaredQueryParameters below, which names them as sent.
     validateRequests: { allErrors: true, allowUnknownQueryParameters: true, coerceTypes: false },
@@ -82,14 +92,24 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
   if (at < 0) throw new Error("express-openapi-validator no longer has a requestMiddleware: the stub's validator set-up needs a look");
 
   const middleware: RequestHandler[] = [
+    contractQueryParser,
     jsonBodyParser(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }) as RequestHandler,
     ...validator.slice(0, at),
-    requiredBodies(spec),
+    requestBodies(spec),
     ...validator.slice(at),
     undeclaredQueryParameters(spec),
   ];
   return { middleware, warmUp: () => warmUp(spec, middleware) };
 }
+
+/**
+ * Fails closed on an app whose query parser is not the contract's: express-openapi-validator validates `req.query`,
+ * and with Express's default parser whatever follows 1,000 pairs went unchecked to the handler.
+ */
+const contractQueryParser: RequestHandler = (req, _res, next) => {
+  if (req.app.get("query parser fn") === parseQueryString) return next();
+  next(new Error('the contract validator needs app.set("query parser", parseQueryString) (from @compute-api/contract)'));
+};
 
 /** `METHOD /template` → what is wanted of the operation. */
 const byRoute = <T>(spec: OpenApiDocument, f: (operation: Record<string, unknown>, parameters: { name: string; in: string }[]) => T) =>
@@ -102,19 +122,22 @@ const routeOf = (req: OpenApiRequest): string | undefined => {
 };
 
 /**
- * Refuses a JSON request without a body when the operation requires one. express-openapi-validator decides
- * whether a body is required from its schema's `required` list, not from `requestBody.required`, so a PATCH with
- * `Content-Type: application/json` and no body used to reach the handler (and answer 500).
+ * Refuses a body the operation does not take, and a JSON request without a body when the operation requires one.
+ * express-openapi-validator ignores a body sent to an operation without `requestBody` (the handler got it), and
+ * decides whether a body is required from its schema's `required` list, not from `requestBody.required`, so a
+ * PATCH with `Content-Type: application/json` and no body used to reach the handler (and answer 500).
  */
-function requiredBodies(spec: OpenApiDocument): RequestHandler {
-  const required = byRoute(spec, (operation) => {
-    const body = operation["requestBody"] ? deref<{ required?: boolean; content?: Record<string, unknown> }>(spec, operation["requestBody"]) : undefined;
-    return body?.required === true ? new Set(Object.keys(body.content ?? {}).map(mediaTypeOf)) : undefined;
+function requestBodies(spec: OpenApiDocument): RequestHandler {
+  const bodies = byRoute(spec, (operation) => {
+    if (!operation["requestBody"]) return { takesBody: false, required: undefined };
+    const body = deref<{ required?: boolean; content?: Record<string, unknown> }>(spec, operation["requestBody"]);
+    return { takesBody: true, required: body.required === true ? new Set(Object.keys(body.content ?? {}).map(mediaTypeOf)) : undefined };
   });
   return (req, _res, next) => {
     const route = routeOf(req);
-    const types = route === undefined ? undefined : required.get(route);
-    if (!types || req.body !== undefined || !types.has(mediaTypeOf(req.headers["content-type"]))) return next();
+    const body = route === undefined ? undefined : bodies.get(route);
+    if (body && !body.takesBody && hasRequestBody(req.headers)) return next(invalidRequest([unexpectedRequestBody]));
+    if (!body?.required || req.body !== undefined || !body.required.has(mediaTypeOf(req.headers["content-type"]))) return next();
     next(invalidRequest([missingRequestBody]));
   };
 }
@@ -169,6 +192,7 @@ function exampleRequests(spec: OpenApiDocument): { method: string; path: string;
 async function warmUp(spec: OpenApiDocument, middleware: RequestHandler[]): Promise<void> {
   const requests = exampleRequests(spec);
   const app = express();
+  app.set("query parser", parseQueryString);
   app.use(middleware);
   const answer: RequestHandler = (req, res) => {
     res.status(200).json(requests[Number(req.headers["x-warm-up"])]?.response ?? {});

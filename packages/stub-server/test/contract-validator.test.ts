@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
+import { loadSpec, parseQueryString, type OpenApiDocument } from "@compute-api/contract";
 import { createContractValidator, errorHandler } from "../src/contract-validator.js";
 
 describe("warmUp", () => {
@@ -23,20 +23,12 @@ describe("unknown query parameters", () => {
     ["a name with a stray bracket is refused, not silently dropped", "/v1/resources/search?query=a&x%5B=1", "x["],
     ["a name in bracket notation is named as sent", "/v1/resources/search?query=a&page%5Bsize%5D=1", "page[size]"],
     ["a plain unknown name is named", "/v1/resources/search?query=a&page=2", "page"],
+    ["a name after 1,000 empty pairs is named", `/v1/resources/search?query=a${"&".repeat(1000)}&evil=1`, "evil"],
     ["a bracket name on an operation without query parameters is refused", "/v1/api-keys?%5B%20=1", "[ "],
   ])("%s", async (_name, path, field) => {
-    const validator = createContractValidator({ responses: "off" });
-    await validator.warmUp();
-    const app = express();
-    app.use(validator.middleware);
-    app.use((_req, res) => {
-      res.json({ results: [] });
-    });
-    app.use(errorHandler());
-    const server = app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
+    const server = await serveValidator(true);
     try {
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, {
+      const res = await fetch(`${server.url}${path}`, {
         method: path.startsWith("/v1/api-keys") ? "POST" : "GET",
         headers: { authorization: "Bearer k", "content-type": "application/json" },
         ...(path.startsWith("/v1/api-keys") ? { body: '{"apikeyId":"abcd"}' } : {}),
@@ -49,3 +41,31 @@ describe("unknown query parameters", () => {
     }
   });
 });
+
+describe("the query parser", () => {
+  it("fails closed, with the error body, on an app whose query parser is Express's default (it stops at 1,000 pairs)", async () => {
+    const server = await serveValidator(false);
+    try {
+      const res = await fetch(`${server.url}/v1/resources/search?query=a`, { headers: { authorization: "Bearer k" } });
+      expect({ status: res.status, body: await res.json() }).toEqual({ status: 500, body: { code: 500, message: "internal error" } });
+    } finally {
+      server.close();
+    }
+  });
+});
+
+/** The validator (responses off) on an ephemeral port in front of a handler that answers an empty search; `contractQuery`: the app reads the query with the contract's parser. */
+async function serveValidator(contractQuery: boolean): Promise<{ url: string; close(): void }> {
+  const validator = createContractValidator({ responses: "off" });
+  await validator.warmUp();
+  const app = express();
+  if (contractQuery) app.set("query parser", parseQueryString);
+  app.use(validator.middleware);
+  app.use((_req, res) => {
+    res.json({ results: [] });
+  });
+  app.use(errorHandler());
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}

@@ -16,6 +16,9 @@ export const as = (key: string, method: string, path: string, body?: string | Bu
   ...(body === undefined ? {} : { body }),
 });
 
+/** The request with a body framed by Content-Length (node:http sends a GET's body unframed, as the start of a next request). */
+export const withLength = (r: RawRequest, body: string): RawRequest => ({ ...r, headers: { ...r.headers, "content-length": String(Buffer.byteLength(body)) }, body });
+
 const nested = (depth: number, open: string, close: string, inner: string) => open.repeat(depth) + inner + close.repeat(depth);
 
 /** Hostile requests that are still HTTP, each with the statuses it may get. */
@@ -48,6 +51,11 @@ export const cases: [string, (key: string) => RawRequest, number[]][] = [
   ["a duplicated query parameter", (k) => as(k, "GET", "/v1/resources/search?query=alpha&query=beta"), [400]],
   ["a query parameter in bracket notation", (k) => as(k, "GET", "/v1/resources/search?query[]=alpha"), [400]],
   ["a method the path does not have", (k) => as(k, "DELETE", machinePath), [405]],
+  ["1,000 empty query pairs hiding a bad query and an undeclared name", (k) => as(k, "GET", `/v1/resources/search?query=ok${"&".repeat(1000)}&query=%01%02&evil=1`), [400]],
+  ["130,000 invalid volume ids", (k) => as(k, "PATCH", machinePath, JSON.stringify({ volumeIds: Array.from({ length: 130_000 }, () => "!") })), [400]],
+  ["100,000 unknown properties", (k) => as(k, "PATCH", machinePath, JSON.stringify(Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [i.toString(36), 1])))), [400]],
+  ["a second request as the body of a GET", (k) => withLength(as(k, "GET", "/v1/resources/search?query=a"), `GET /v1/resources/search?query=b HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${k}\r\n\r\n`), [400]],
+  ["a chunked JSON body on a GET", (k) => as(k, "GET", "/v1/resources/search?query=a", '{"query":"a"}', { "transfer-encoding": "chunked" }), [400]],
   ["a non-ASCII Authorization header", () => ({ method: "GET", path: "/v1/resources/search?query=a", headers: { authorization: Buffer.from("Bearer cl\u00e9", "latin1").toString("latin1") } }), [401]],
 ];
 
