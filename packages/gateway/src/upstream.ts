@@ -155,6 +155,7 @@ export function responseTooLarge(maxResponseBytes: number): ApiError {
 /** Creates the pool for the upstream URL. */
 export function createUpstream(url: URL, options: UpstreamOptions): Upstream {
   const { timeoutMs, maxResponseBytes, keepAliveTimeoutMs } = options;
+  const connect = markingConnector(buildConnector({}));
   const pool = new Pool(url.origin, {
     connections: options.connections,
     headersTimeout: timeoutMs,
@@ -163,8 +164,11 @@ export function createUpstream(url: URL, options: UpstreamOptions): Upstream {
     keepAliveTimeout: keepAliveTimeoutMs,
     keepAliveMaxTimeout: keepAliveTimeoutMs,
     keepAliveTimeoutThreshold: 1000,
-    connect: markingConnector(buildConnector({})),
+    connect,
   });
+  // Retries go on a connection of their own (pipelining 0: one request, then closed), not on another idle
+  // connection of the pool, which the backend may have closed at the same moment as the first.
+  const fresh = new Pool(url.origin, { connections: options.connections, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, pipelining: 0, connect });
   const basePath = url.pathname.replace(/\/+$/, "");
 
   const tooLarge = () => responseTooLarge(maxResponseBytes);
@@ -214,16 +218,19 @@ export function createUpstream(url: URL, options: UpstreamOptions): Upstream {
           if (reason) {
             retried = true;
             request.onRetry?.(reason, error);
-            return dispatch();
+            return dispatch(fresh);
           }
           clearTimeout(timer);
           if (error instanceof ApiError || error instanceof CallerGone) reject(error);
           else reject(faultError(error, timeoutMs, timedOut));
         },
       };
-      const dispatch = () =>
-        void pool.dispatch({ method: request.method as Dispatcher.HttpMethod, path: basePath + request.url, headers: request.headers, body: request.body ?? null }, handler);
-      dispatch();
+      const dispatch = (dispatcher: Pool) =>
+        void dispatcher.dispatch(
+          { method: request.method as Dispatcher.HttpMethod, path: basePath + request.url, headers: request.headers, body: request.body ?? null },
+          handler,
+        );
+      dispatch(pool);
     });
     return { response, abort: () => abort(new CallerGone("the caller disconnected")) };
   }
@@ -238,5 +245,5 @@ export function createUpstream(url: URL, options: UpstreamOptions): Upstream {
     }
   }
 
-  return { send, ping, close: () => pool.close() };
+  return { send, ping, close: async () => void (await Promise.all([pool.close(), fresh.close()])) };
 }

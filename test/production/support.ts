@@ -1,0 +1,105 @@
+/** What the production suites share: a stub backend that logs into memory, traffic through undici, the metrics. */
+import { createServer, type Server } from "node:http";
+import { Writable } from "node:stream";
+import { createLogger } from "@compute-api/contract";
+import { createApp } from "@compute-api/stub-server";
+import { Agent, request } from "undici";
+
+/** alice's key, known to every stub these suites start. */
+export const aliceKey = "cak_production-test-alice-0001";
+/** A machine alice may PATCH. */
+export const machinePath = "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01";
+export const searchPath = "/v1/resources/search?query=alpha";
+
+/** A request line of the stub's log. */
+export interface StubLine {
+  reqId?: string;
+  req?: { method?: string };
+  res?: { status?: number };
+}
+
+/** A stub on an ephemeral 127.0.0.1 port, with its log lines (one per request, with its x-request-id as reqId). */
+export interface LoggedStub {
+  server: Server;
+  port: number;
+  url: string;
+  logs: StubLine[];
+  close(): Promise<void>;
+}
+
+/** Starts a stub whose node:http server closes idle connections after `keepAliveTimeoutMs`. */
+export async function startLoggedStub(keepAliveTimeoutMs = 5000): Promise<LoggedStub> {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+      done();
+    },
+  });
+  const app = await createApp({ apiKeys: { alice: aliceKey }, logger: createLogger({ level: "info", destination }) });
+  const server = createServer(app);
+  server.keepAliveTimeout = keepAliveTimeoutMs;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    server,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    get logs() {
+      return lines.map((line) => JSON.parse(line) as StubLine);
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** One answer as the client saw it: the status, or the error's code when there was none. */
+export interface Outcome {
+  method: "GET" | "PATCH";
+  id: string;
+  status: number | string;
+}
+
+let sequence = 0;
+
+/** Sends a search (GET) or a PATCH of alice's machine through `base` on the client's keep-alive agent. */
+export async function call(agent: Agent, base: string, method: "GET" | "PATCH", tag: string): Promise<Outcome> {
+  const id = `${tag}-${method}-${++sequence}`;
+  try {
+    const res = await request(base + (method === "GET" ? searchPath : machinePath), {
+      method,
+      dispatcher: agent,
+      headers: {
+        authorization: `Bearer ${aliceKey}`,
+        "x-request-id": id,
+        "accept-encoding": "gzip",
+        ...(method === "PATCH" ? { "content-type": "application/json" } : {}),
+      },
+      ...(method === "PATCH" ? { body: JSON.stringify({ priceHr: { value: String(sequence % 97) } }) } : {}),
+    });
+    await res.body.dump();
+    return { method, id, status: res.statusCode };
+  } catch (error) {
+    return { method, id, status: (error as { code?: string }).code ?? String(error) };
+  }
+}
+
+/** The value of a counter's series in a Prometheus text exposition (0 when absent), summed over those matching. */
+export function counter(metrics: string, name: string, labels: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const line of metrics.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return sum;
+}
+
+/** Statuses other than 200, by status, for a failure message that says what went wrong. */
+export function failures(outcomes: Outcome[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const o of outcomes) if (o.status !== 200) counts[`${o.method} ${o.status}`] = (counts[`${o.method} ${o.status}`] ?? 0) + 1;
+  return counts;
+}
