@@ -49,6 +49,7 @@ function withGuards(schema: Schema): Schema {
   return out;
 }
 
+/** A deep copy of a value with every schema in it guarded; `isMap`: the value maps names to schemas. */
 function copy(value: unknown, isMap: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => copy(v, false));
   if (!isObject(value)) return value;
