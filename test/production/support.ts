@@ -1,6 +1,10 @@
 /** What the production suites share: a stub backend that logs into memory, traffic through undici, the metrics. */
+import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import { Writable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { createLogger } from "@compute-api/contract";
 import { createApp } from "@compute-api/stub-server";
 import { Agent, request } from "undici";
@@ -102,4 +106,65 @@ export function failures(outcomes: Outcome[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const o of outcomes) if (o.status !== 200) counts[`${o.method} ${o.status}`] = (counts[`${o.method} ${o.status}`] ?? 0) + 1;
   return counts;
+}
+
+/** A compute-gateway process started from source, in a process group of its own. */
+export interface GatewayProcess {
+  child: ChildProcess;
+  /** What it wrote to stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the exit code (or the signal) once the process has exited. */
+  exited: Promise<number | string | null>;
+}
+
+const gatewayBin = fileURLToPath(new URL("../../packages/gateway/src/bin.ts", import.meta.url));
+const started = new Set<ChildProcess>();
+// However the run ends, no gateway it started outlives it.
+process.on("exit", () => {
+  for (const child of started) if (child.exitCode === null && child.pid) killGroup(child.pid);
+});
+
+/** Sends SIGKILL to a process group, if it still exists. */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // gone already
+  }
+}
+
+/** Starts `compute-gateway` with `args`; resolves once it listens (every worker, with --workers), or rejects with its output. */
+export async function startGatewayProcess(args: string[], listeners = 1): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, ["--conditions", "source", "--import", "tsx", gatewayBin, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  started.add(child);
+  let text = "";
+  child.stdout?.on("data", (chunk: Buffer) => void (text += chunk.toString("utf8")));
+  child.stderr?.on("data", (chunk: Buffer) => void (text += chunk.toString("utf8")));
+  const exited = new Promise<number | string | null>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal)));
+  const deadline = Date.now() + 20_000;
+  while ((text.match(/compute-gateway listening/g) ?? []).length < listeners) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      killGroup(child.pid ?? 0);
+      throw new Error(`compute-gateway did not start:\n${text}`);
+    }
+    await sleep(50);
+  }
+  return { child, output: () => text, exited };
+}
+
+/** Ends every gateway process these helpers started that is still running. */
+export function killGatewayProcesses(): void {
+  for (const child of started) if (child.exitCode === null && child.pid) killGroup(child.pid);
+}
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

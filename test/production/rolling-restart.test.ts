@@ -1,0 +1,119 @@
+/**
+ * A rolling restart behind a real load balancer: Debian's nginx, round-robin over two gateways with a keep-alive
+ * upstream pool, under steady GETs and PATCHes. Each gateway in turn gets SIGTERM and, once it has exited, a new
+ * process takes its port. No request may fail, no PATCH may reach the backend twice, and each old process must
+ * exit by itself, soon, having cut nothing.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { Agent } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { skipWithoutNginx, startNginx, type Nginx } from "../support/nginx.js";
+import {
+  call,
+  failures,
+  freePort,
+  killGatewayProcesses,
+  startGatewayProcess,
+  startLoggedStub,
+  type GatewayProcess,
+  type LoggedStub,
+  type Outcome,
+} from "./support.js";
+
+/** Below the balancer's idle time for its pooled connections (2 s), as the README advises. */
+const shutdownGraceMs = 3000;
+
+/** Sends GETs and PATCHes in turn from `clients` loops until `stop()` resolves. */
+function steadyTraffic(base: string, clients: number): { stop(): Promise<Outcome[]> } {
+  const agent = new Agent({ connections: clients, keepAliveTimeout: 60_000 });
+  const outcomes: Outcome[] = [];
+  let running = true;
+  const loops = Array.from({ length: clients }, async (_, i) => {
+    for (let n = i; running; n++) outcomes.push(await call(agent, base, n % 2 === 0 ? "GET" : "PATCH", "restart"));
+  });
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      await agent.close();
+      return outcomes;
+    },
+  };
+}
+
+/** PATCHes the backend received more than once, by request id. */
+function patchedTwice(stub: LoggedStub): string[] {
+  const seen = new Map<string, number>();
+  for (const line of stub.logs) if (line.req?.method === "PATCH" && line.reqId) seen.set(line.reqId, (seen.get(line.reqId) ?? 0) + 1);
+  return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+}
+
+describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind nginx", () => {
+  let stub: LoggedStub;
+  let nginx: Nginx;
+  const ports: number[] = [];
+
+  beforeAll(async () => {
+    stub = await startLoggedStub();
+    ports.push(await freePort(), await freePort());
+    nginx = await startNginx(
+      (port) => `
+        upstream gateways {
+          server 127.0.0.1:${ports[0]} max_fails=0;
+          server 127.0.0.1:${ports[1]} max_fails=0;
+          keepalive 16;
+          keepalive_timeout 2s;
+        }
+        server {
+          listen 127.0.0.1:${port};
+          location / {
+            proxy_pass http://gateways;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_next_upstream error timeout;
+          }
+        }`,
+    );
+  });
+  afterAll(async () => {
+    killGatewayProcesses();
+    await nginx?.stop();
+    await stub?.close();
+  });
+
+  it.each([
+    ["one process each", [] as string[], 1],
+    ["--workers 2 each", ["--workers", "2"], 2],
+  ])("%s: under steady GETs and PATCHes, no request fails and no PATCH is applied twice", async (_name, extra, listeners) => {
+    const args = (port: number) => ["--upstream", stub.url, "--port", String(port), "--shutdown-grace", String(shutdownGraceMs), ...extra];
+    const gateways: GatewayProcess[] = [];
+    for (const port of ports) gateways.push(await startGatewayProcess(args(port), listeners));
+    const traffic = steadyTraffic(nginx.url, 8);
+    const drains: number[] = [];
+    try {
+      await sleep(500);
+      for (const [i, port] of ports.entries()) {
+        const old = gateways[i]!;
+        const signalled = Date.now();
+        old.child.kill("SIGTERM");
+        const code = await Promise.race([old.exited, sleep(15_000).then(() => "still running 15 s after SIGTERM")]);
+        drains.push(Date.now() - signalled);
+        expect(code, old.output()).toBe(0);
+        expect(old.output()).not.toMatch(/request cut/);
+        expect(old.output()).toMatch(/compute-gateway stopped: no connection left/);
+        gateways[i] = await startGatewayProcess(args(port), listeners);
+        await sleep(500);
+      }
+    } finally {
+      const outcomes = await traffic.stop();
+      for (const gateway of gateways) gateway.child.kill("SIGTERM");
+      await Promise.all(gateways.map((gateway) => gateway.exited));
+      const errors = nginx.errorLog().split("\n").filter((l) => /\[error\]/.test(l) && !/Connection refused/.test(l));
+      expect(failures(outcomes), errors.slice(0, 5).join("\n")).toEqual({});
+      expect(outcomes.length).toBeGreaterThan(100);
+      expect(patchedTwice(stub)).toEqual([]);
+      // Each old process exited once its connections were gone: the balancer's idle time, not a fixed delay.
+      for (const ms of drains) expect(ms).toBeLessThan(shutdownGraceMs + 2000);
+    }
+  });
+});
