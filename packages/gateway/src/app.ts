@@ -12,6 +12,7 @@ import {
   createLogger,
   isPreflight,
   defaultMaxBodyBytes,
+  hasRequestBody,
   jsonBodyReader,
   pathOf,
   requestLogger,
@@ -19,7 +20,7 @@ import {
   type CorsHandler,
   type JsonBody,
 } from "@compute-api/contract";
-import { forward, hasBody, type ForwardOptions } from "./forward.js";
+import { forward, type ForwardOptions } from "./forward.js";
 import { createMetrics, statusLabel, type GatewayMetrics } from "./metrics.js";
 import { operations } from "./operations.js";
 import { defaults, parseUpstreamUrl, type GatewayOptions } from "./options.js";
@@ -143,7 +144,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       if (unvalidated === "unknown") metrics.passthrough.inc({ method });
       let bytes: Buffer | undefined;
       try {
-        bytes = hasBody(req) ? await getRawBody(req, { limit: maxBodyBytes, ...lengthOf(req) }) : undefined;
+        bytes = hasRequestBody(req.headers) ? await getRawBody(req, { limit: maxBodyBytes, ...lengthOf(req) }) : undefined;
       } catch (error) {
         return refuse(res, toApiError(error), undefined);
       }

@@ -3,10 +3,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { upstreamRequestHeaders } from "./headers.js";
 import { CallerGone, type RetryReason, type Upstream, type UpstreamResponse } from "./upstream.js";
 
-/** Whether a request carries a body (RFC 9112 §6.3: a Transfer-Encoding, or a Content-Length above 0). */
-export const hasBody = (req: IncomingMessage): boolean =>
-  req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
-
 /**
  * How a request goes upstream: its body, read whole before — the bytes the JSON parser read (decompressed), or
  * the bytes as received (`raw`, sent with their Content-Encoding) — the Accept-Encoding to send instead of the

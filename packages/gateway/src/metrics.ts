@@ -17,7 +17,7 @@ export interface GatewayMetrics {
 }
 
 /** The statuses the gateway answers itself (204 to a CORS preflight), whether or not the spec documents them. */
-const ownStatuses = [204, 400, 404, 405, 408, 413, 415, 431, 500, 502, 503, 504];
+const ownStatuses = [204, 400, 404, 405, 413, 415, 500, 502, 503, 504];
 
 /**
  * The `status` label of a response, from a bounded set whatever the backend answers: a status the spec documents

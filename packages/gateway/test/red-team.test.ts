@@ -1,10 +1,16 @@
 /**
  * What a red-team pass found the gateway forwarding or failing on: query parameters hidden past node:querystring's
  * default of 1,000 pairs, a large invalid array that answered 500 and held the event loop, and a body sent to an
- * operation that takes none. Each is answered 400 by the gateway, and the backend receives nothing.
+ * operation that takes none. Each is answered 400 by the gateway, and the backend receives nothing. With
+ * --passthrough-unknown, targets a backend would resolve to a spec path; slow bodies that held sockets and the
+ * upstream pool; and metric labels that grew with whatever statuses the backend sent.
  */
-import { maxFieldViolations, type FieldViolation } from "@compute-api/contract";
+import { once } from "node:events";
+import { request, type Server } from "node:http";
+import { connect } from "node:net";
+import { createLogger, maxFieldViolations, type FieldViolation } from "@compute-api/contract";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createGateway, type Gateway } from "../src/index.js";
 import { send, type RawResponse } from "./support/client.js";
 import { auth, testGateway, testUpstream, type TestGateway, type TestUpstream } from "./support/servers.js";
 
@@ -76,5 +82,133 @@ describe("a body on an operation that takes none", () => {
     expect(res.status).toBe(400);
     expect(violations(res)).toEqual([{ field: "", description: "this operation takes no request body", reason: "body" }]);
     expect(upstream.received).toHaveLength(0);
+  });
+});
+
+describe("--passthrough-unknown: the target the backend will see is the one checked", () => {
+  let passthrough: TestGateway;
+  beforeAll(async () => {
+    passthrough = await testGateway({ upstream: upstream.url, passthroughUnknown: true });
+  });
+  afterAll(() => passthrough.close());
+
+  it.each([
+    ["absolute-form", "http://evil.example/v1/api-keys"],
+    ["dot segments", "/v1/x/../api-keys"],
+    ["percent-encoded dot segments", "/v1/x/%2e%2E/api-keys"],
+    ["dot segments above the root", "/../v1/./api-keys"],
+  ])("%s resolving to a spec path: validated as that operation (400), never forwarded", async (_name, path) => {
+    const res = await sendTarget(passthrough.port, "POST", path, json, '{"evil":1}');
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('"field":"evil"');
+    expect(upstream.received).toHaveLength(0);
+  });
+
+  it("a target that resolves outside the spec is forwarded as resolved", async () => {
+    const res = await send(passthrough.url, { path: "/v1/unknown/../other?x=1", headers: auth });
+    expect(res.status).toBe(200);
+    expect(upstream.received.map((r) => r.url)).toEqual(["/v1/other?x=1"]);
+  });
+
+  it.each([
+    ["a raw fragment", "/v1/other#x"],
+    ["a backslash", "/v1\\api-keys"],
+  ])("%s: 400 INVALID_REQUEST_TARGET, never forwarded", async (_name, path) => {
+    const res = await sendTarget(passthrough.port, "GET", path, auth);
+    expect(res.status).toBe(400);
+    expect(res.body).toContain("INVALID_REQUEST_TARGET");
+    expect(upstream.received).toHaveLength(0);
+  });
+});
+
+/** Sends a request with its target exactly as given (fetch and URL would resolve it first). */
+function sendTarget(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => void (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Sends request headers announcing `length` body bytes, then one byte every `everyMs`; resolves with what came back. */
+async function trickle(port: number, path: string, length: number, everyMs: number): Promise<{ text: string; ms: number }> {
+  const started = Date.now();
+  const socket = connect({ host: "127.0.0.1", port });
+  await once(socket, "connect");
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: gateway\r\nAuthorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`);
+  const timer = setInterval(() => socket.writable && socket.write(" "), everyMs);
+  let text = "";
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk: string) => void (text += chunk));
+  socket.on("error", () => {});
+  await once(socket, "close");
+  clearInterval(timer);
+  return { text, ms: Date.now() - started };
+}
+
+describe("slow peers", () => {
+  let server: Server;
+  let port: number;
+  let slow: Gateway;
+  let answer: TestUpstream["answer"];
+  beforeAll(async () => {
+    answer = upstream.answer;
+    upstream.answer = (_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"results":[]}');
+    slow = await createGateway({ upstream: upstream.url, passthroughUnknown: true, requestTimeoutMs: 1000, connections: 2, logger: createLogger({ level: "silent" }) });
+    server = slow.app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    server.close();
+    await slow.close();
+    upstream.answer = answer;
+  });
+
+  it("a body trickled at 5 bytes/s is answered 408 with the error body at the request timeout, not held for minutes", async () => {
+    const { text, ms } = await trickle(port, machine, 1000, 200);
+    expect(text).toMatch(/^HTTP\/1\.1 408 [\s\S]*"REQUEST_TIMEOUT"/);
+    expect(ms).toBeLessThan(4000);
+    expect(upstream.received).toHaveLength(0);
+  });
+
+  it("passthrough bodies still arriving take no upstream connection: a search is answered while they trickle", async () => {
+    const trickling = Array.from({ length: 4 }, () => trickle(port, "/v1/unknown", 1000, 200));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    const res = await send(`http://127.0.0.1:${port}`, { path: "/v1/resources/search?query=a", headers: auth });
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(900);
+    for (const { text } of await Promise.all(trickling)) expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(upstream.received.map((r) => r.url)).toEqual(["/v1/resources/search?query=a"]);
+  });
+});
+
+describe("/metrics in front of a backend answering any status", () => {
+  it("labels come from a bounded set: documented statuses by number, others by class or `other`", async () => {
+    const anyStatus = await testUpstream();
+    anyStatus.answer = (req, res) => {
+      res.writeHead(Number(new URL(req.url, "http://x").searchParams.get("query")), { "content-type": "application/json" });
+      res.end("{}");
+    };
+    const gw = await testGateway({ upstream: anyStatus.url });
+    try {
+      for (let status = 200; status <= 999; status += 7) await send(gw.url, { path: `/v1/resources/search?query=${status}`, headers: auth });
+      const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+      const labels = new Set([...metrics.matchAll(/status="([^"]+)"/g)].map((m) => m[1]));
+      const documented = ["200", "204", "400", "405", "401", "403", "404", "409", "413", "415", "429", "500", "502", "503", "504"];
+      expect([...labels].filter((l) => !documented.includes(l ?? "") && !/^[2-5]xx$|^other$/.test(l ?? ""))).toEqual([]);
+      expect(labels).toContain("other");
+      expect(labels).toContain("3xx");
+    } finally {
+      await gw.close();
+      await anyStatus.close();
+    }
   });
 });
