@@ -103,7 +103,7 @@ describe.skipIf(skipWithoutNginx())("the gateway in front of backends that close
       server.close();
       await gateway.close();
     }
-  });
+  }, 120_000);
 
   it("with an idle time longer than nginx's (10 s), GETs that meet a closed connection are retried, and none fails", async () => {
     const { gateway, server, url: base } = await startGateway(nginx.url, 10_000);
@@ -123,5 +123,5 @@ describe.skipIf(skipWithoutNginx())("the gateway in front of backends that close
       server.close();
       await gateway.close();
     }
-  });
+  }, 120_000);
 });

@@ -115,5 +115,5 @@ describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind ng
       // Each old process exited once its connections were gone: the balancer's idle time, not a fixed delay.
       for (const ms of drains) expect(ms).toBeLessThan(shutdownGraceMs + 2000);
     }
-  });
+  }, 120_000);
 });

@@ -32,7 +32,12 @@ import { createUpstream, tlsProblem, type UpstreamResponse } from "./upstream.js
 
 /** The request listener of a gateway; `listen` starts a node:http server on it, as an Express app's does. */
 export interface GatewayApp extends RequestListener {
-  /** Creates a server for the gateway (answering what Node's parser refuses with the error body) and listens. */
+  /**
+   * Creates a node:http server for the gateway, not listening: what Node's parser refuses is answered with the
+   * error body, and a request must arrive whole within the request timeout.
+   */
+  createServer(): Server;
+  /** Creates a server for the gateway (see createServer) and listens. */
   listen(port: number, host?: string, callback?: () => void): Server;
 }
 
@@ -180,14 +185,19 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     });
   };
   const requestTimeout = options.requestTimeoutMs ?? defaults.requestTimeoutMs;
+  const serverFor = (): Server => {
+    // A request is read whole within the request timeout (408 after), checked every second rather than Node's 30 s.
+    const server = createServer(
+      { requestTimeout, headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout) },
+      listener,
+    );
+    answerClientErrors(server);
+    return server;
+  };
   const app: GatewayApp = Object.assign(listener, {
+    createServer: serverFor,
     listen(port: number, host?: string, callback?: () => void): Server {
-      // A request is read whole within the request timeout (408 after), checked every second rather than Node's 30 s.
-      const server = createServer(
-        { requestTimeout, headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout) },
-        listener,
-      );
-      answerClientErrors(server);
+      const server = serverFor();
       return host === undefined ? server.listen(port, callback) : server.listen(port, host, callback);
     },
   });

@@ -1,5 +1,7 @@
 /**
- * `--workers N` with node:cluster: the primary forks N workers that share the port, restarts a worker that
+ * `--workers N` with node:cluster: the primary listens on the port and hands each connection to a worker in turn
+ * (as node:cluster's round robin does, but with the listener in reach: on SIGTERM it closes first, so that no
+ * connection is accepted for a worker that is draining and then dropped), forks N workers, restarts a worker that
  * dies after it served, and answers each worker's `/metrics` with the sum over all living workers, so a scrape
  * sees the whole instance whichever worker it reaches. The primary collects the workers' registries itself and
  * sums them with prom-client's `AggregatorRegistry.aggregate`: its `clusterMetrics()` waits for every worker in
@@ -7,6 +9,8 @@
  */
 import cluster, { type Worker } from "node:cluster";
 import { randomUUID } from "node:crypto";
+import type { Server as HttpServer } from "node:http";
+import { createServer, type Server, type Socket } from "node:net";
 import type { Logger } from "@compute-api/contract";
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from "prom-client";
 
@@ -16,6 +20,10 @@ const metricsRequest = "compute-gateway:metrics-request";
 const metricsResponse = "compute-gateway:metrics-response";
 const collectRequest = "compute-gateway:collect-request";
 const collectResponse = "compute-gateway:collect-response";
+const connection = "compute-gateway:connection";
+
+/** The environment variable that tells a worker the port its primary listens on (for its log line). */
+export const boundPortVariable = "COMPUTE_GATEWAY_BOUND_PORT";
 
 /** A worker's registry as prom-client's `getMetricsAsJSON` gives it. */
 type WorkerMetrics = MetricObjectWithValues<MetricValue<string>>[];
@@ -26,7 +34,8 @@ type Message =
   | { type: typeof metricsRequest; id: string }
   | { type: typeof metricsResponse; id: string; text?: string; error?: string }
   | { type: typeof collectRequest; id: string }
-  | { type: typeof collectResponse; id: string; metrics?: WorkerMetrics; error?: string };
+  | { type: typeof collectResponse; id: string; metrics?: WorkerMetrics; error?: string }
+  | { type: typeof connection };
 
 /**
  * How long the primary waits for one worker's registry, in ms. A worker answers within a millisecond unless its
@@ -43,8 +52,15 @@ const sendTo = (worker: Worker, message: Message, sent: (error: Error | null) =>
   }
 };
 
-/** Runs the primary: forks the workers and keeps them running until SIGTERM or SIGINT. */
-export function runPrimary(workers: number, logger: Logger): void {
+/** Where the primary listens. */
+export interface PrimaryOptions {
+  workers: number;
+  port: number;
+  host: string;
+}
+
+/** Runs the primary: listens, forks the workers and hands them connections until SIGTERM or SIGINT. */
+export function runPrimary({ workers, port, host }: PrimaryOptions, logger: Logger): void {
   const served = new WeakSet<Worker>();
   // Registries asked for and not yet come: by request id, the worker asked and what to do with its answer.
   const collecting = new Map<string, { worker: Worker; settle: (metrics: WorkerMetrics | undefined) => void }>();
@@ -82,7 +98,10 @@ export function runPrimary(workers: number, logger: Logger): void {
   };
 
   cluster.on("message", (worker, message: Message) => {
-    if (message?.type === ready) served.add(worker);
+    if (message?.type === ready) {
+      served.add(worker);
+      for (const socket of waiting.splice(0)) handOff(socket);
+    }
     if (message?.type === failed) reason ??= message.reason;
     if (message?.type === collectResponse) collecting.get(message.id)?.settle(message.error === undefined ? message.metrics : undefined);
     if (message?.type !== metricsRequest) return;
@@ -91,6 +110,31 @@ export function runPrimary(workers: number, logger: Logger): void {
       (error: Error) => sendTo(worker, { type: metricsResponse, id: message.id, error: error.message }),
     );
   });
+  // Connections, each to the next worker that serves, in turn; held (paused, unread) while none does yet.
+  const waiting: Socket[] = [];
+  let next = 0;
+  const serving = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && served.has(w) && w.isConnected() && !w.isDead());
+  const handOff = (socket: Socket, tries = 0): void => {
+    const candidates = serving();
+    if (candidates.length === 0) {
+      if (waiting.length < 1024) waiting.push(socket);
+      else socket.destroy();
+      return;
+    }
+    const worker = candidates[next++ % candidates.length]!;
+    try {
+      worker.send({ type: connection }, socket, {}, (error) => error && (tries < candidates.length ? handOff(socket, tries + 1) : socket.destroy()));
+    } catch {
+      if (tries < candidates.length) handOff(socket, tries + 1);
+      else socket.destroy();
+    }
+  };
+  const listener: Server = createServer({ pauseOnConnect: true }, (socket) => handOff(socket));
+  listener.once("error", (error) => {
+    process.stderr.write(`compute-gateway: cannot start: ${error.message}\n`);
+    process.exit(1);
+  });
+
   cluster.on("disconnect", forget);
   cluster.on("exit", (worker, code, signal) => {
     forget(worker);
@@ -103,6 +147,7 @@ export function runPrimary(workers: number, logger: Logger): void {
       // why in one line, once for all the workers.
       process.stderr.write(`compute-gateway: cannot start: ${reason ?? "a worker exited before it listened"}\n`);
       stopping = true;
+      listener.close();
       for (const other of Object.values(cluster.workers ?? {})) other?.kill("SIGTERM");
       process.exitCode = 1;
       return;
@@ -112,11 +157,28 @@ export function runPrimary(workers: number, logger: Logger): void {
   });
   const stop = () => {
     stopping = true;
+    // The listener first: from now on a new connection is refused (a balancer tries the next instance), and
+    // none is handed to a worker that is draining.
+    listener.close();
+    for (const socket of waiting.splice(0)) socket.destroy();
     for (const worker of Object.values(cluster.workers ?? {})) worker?.kill("SIGTERM");
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
-  for (let i = 0; i < workers; i++) cluster.fork();
+  listener.listen(port, host, () => {
+    const bound = (listener.address() as { port: number }).port;
+    for (let i = 0; i < workers; i++) cluster.fork({ [boundPortVariable]: String(bound) });
+  });
+}
+
+/** In a worker: serves the connections the primary hands over with `server`. */
+export function receiveConnections(server: HttpServer): void {
+  process.on("message", (message: Message, socket: Socket | undefined) => {
+    if (message?.type !== connection || !socket) return;
+    server.emit("connection", socket);
+    // The primary accepted it paused (pauseOnConnect), so that it read none of the request.
+    socket.resume();
+  });
 }
 
 /** In a worker: tells the primary why this worker could not start (the primary says it once for all). */

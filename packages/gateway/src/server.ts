@@ -4,7 +4,7 @@ import type { Server } from "node:http";
 import { createLogger, type Logger } from "@compute-api/contract";
 import { createGateway } from "./app.js";
 import { exitCodeOf, parseCommandLine, type CliConfig } from "./cli.js";
-import { announceFailure, announceReady, clusterMetrics, runPrimary } from "./cluster.js";
+import { announceFailure, announceReady, boundPortVariable, clusterMetrics, receiveConnections, runPrimary } from "./cluster.js";
 import { drainable } from "./shutdown.js";
 
 /**
@@ -26,17 +26,22 @@ export async function serve(config: CliConfig, logger: Logger): Promise<Server> 
     ...(config.maxBodyBytes === undefined ? {} : { maxBodyBytes: config.maxBodyBytes }),
     ...(cluster.isWorker ? { metricsSource: clusterMetrics } : {}),
   });
-  // Requests Node's parser refuses (oversized headers, malformed HTTP) get the error body too (app.listen does it).
-  const server = gateway.app.listen(config.port, config.host);
+  // Requests Node's parser refuses (oversized headers, malformed HTTP) get the error body too (createServer does it).
+  // A worker listens on nothing: its primary hands it connections.
+  const server = gateway.app.createServer();
   const connections = drainable(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
-  });
+  let port = Number(process.env[boundPortVariable] ?? config.port);
+  if (cluster.isWorker) receiveConnections(server);
+  else {
+    server.listen(config.port, config.host);
+    await new Promise<void>((resolve, reject) => {
+      server.once("listening", resolve);
+      server.once("error", reject);
+    });
+    port = (server.address() as { port: number }).port;
+  }
   // Longer than the idle timeout of common load balancers (60 s), so that they close idle connections first.
   server.keepAliveTimeout = 65_000;
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
   logger.info(
     { url: `http://${config.host}:${port}`, upstream: config.upstream.href, responseValidation: config.responseValidation, pid: process.pid },
     "compute-gateway listening",
@@ -70,7 +75,7 @@ export async function main(args: string[]): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel });
   if (config.workers > 1 && cluster.isPrimary) {
-    runPrimary(config.workers, logger);
+    runPrimary({ workers: config.workers, port: config.port, host: config.host }, logger);
     return;
   }
   try {

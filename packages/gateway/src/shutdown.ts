@@ -3,6 +3,8 @@
  * answer from then on says `Connection: close`, a connection that carried a request is closed right after its
  * answer, a connection that stays idle is closed after a grace period (a request may be on its way on it), and
  * requests still running at the deadline are cut and logged. It resolves when the last connection is closed.
+ * The server may listen itself, or be handed its connections (`server.emit("connection", socket)`), as the
+ * workers of `--workers` are.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { Server as NetServer, type Socket } from "node:net";
@@ -44,16 +46,22 @@ export function drainable(server: Server): Drainable {
 
   function drain({ graceMs, timeoutMs, logger }: DrainOptions): Promise<void> {
     draining = true;
+    // net's close stops accepting; http's would also close the idle connections at once, racing a request
+    // already on its way on them.
+    if (server.listening) NetServer.prototype.close.call(server);
     return new Promise((resolve) => {
       let grace: NodeJS.Timeout | undefined;
       let deadline: NodeJS.Timeout | undefined;
-      // net's close stops accepting and waits for the open connections; http's would also close the idle ones at
-      // once, racing a request already on its way on them.
-      NetServer.prototype.close.call(server, () => {
+      const done = () => {
+        if (sockets.size > 0) return;
         clearTimeout(grace);
         clearTimeout(deadline);
         resolve();
-      });
+      };
+      // A connection still handed over while draining is served and waited for too.
+      server.on("connection", (socket: Socket) => socket.once("close", done));
+      for (const socket of sockets) socket.once("close", done);
+      done();
       for (const socket of sockets) {
         const res = inFlight(socket);
         if (!res) continue;
