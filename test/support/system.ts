@@ -41,7 +41,7 @@ export const nginxProgram: SystemProgram = {
   commands: ["nginx"],
   dirs: ["/usr/sbin", "/usr/local/sbin", "/usr/local/nginx/sbin"],
   apt: "nginx-light",
-  suites: "the suites that start a real nginx (test/system and every user of test/support/nginx.ts)",
+  suites: "the suites that start a real nginx (test/system, test/production)",
 };
 
 /** Where `program` is: its environment variable, else the first of its commands in PATH, else in its usual directories. */
