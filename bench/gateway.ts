@@ -12,7 +12,7 @@
  * only the operations whose name matches; BENCH_PROFILE=1 also records a CPU profile of the gateway (in
  * $TMPDIR/compute-gateway-profiles) and prints where its time goes.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -21,12 +21,14 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { summarizeProfiles } from "./profile-summary.js";
 
-const duration = Number(process.env["BENCH_DURATION"] ?? 3);
-const rounds = Number(process.env["BENCH_ROUNDS"] ?? 3);
-const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 32);
-const profile = process.env["BENCH_PROFILE"] === "1";
-const only = new RegExp(process.env["BENCH_ONLY"] ?? "");
-const loadBefore = loadavg().map((n) => n.toFixed(1)).join(" ");
+const duration = Number(process.env.BENCH_DURATION ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const profile = process.env.BENCH_PROFILE === "1";
+const only = new RegExp(process.env.BENCH_ONLY ?? "");
+const loadBefore = loadavg()
+  .map((n) => n.toFixed(1))
+  .join(" ");
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const profileDir = join(tmpdir(), "compute-gateway-profiles");
 const spec = here("../generated/openapi.json");
@@ -68,7 +70,9 @@ async function start(name: string, args: string[], url: string): Promise<string>
 
 /** Starts a bench script that prints `ready <port>` on stderr. */
 function startScript(script: string, args: string[]): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", here(script), ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", here(script), ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   children.push(child);
   return new Promise((resolve, reject) => {
     let err = "";
@@ -84,8 +88,18 @@ function startScript(script: string, args: string[]): Promise<string> {
 const workloads: { name: string; method: string; path: string; body?: string; headers?: Record<string, string> }[] = [
   { name: "searchResources, 10 results", method: "GET", path: "/v1/resources/search?query=r10" },
   { name: "searchResources, 100 results", method: "GET", path: "/v1/resources/search?query=r100" },
-  { name: "searchResources, 100 results, gzip", method: "GET", path: "/v1/resources/search?query=r100", headers: { "accept-encoding": "gzip" } },
-  { name: "updateClusterMachine", method: "PATCH", path: "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01", body: '{"powerState":"POWERING_ON","priceHr":{"value":"2.50"}}' },
+  {
+    name: "searchResources, 100 results, gzip",
+    method: "GET",
+    path: "/v1/resources/search?query=r100",
+    headers: { "accept-encoding": "gzip" },
+  },
+  {
+    name: "updateClusterMachine",
+    method: "PATCH",
+    path: "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01",
+    body: '{"powerState":"POWERING_ON","priceHr":{"value":"2.50"}}',
+  },
   { name: "createApiKey", method: "POST", path: "/v1/api-keys", body: '{"apikeyId":"bench-key"}' },
 ];
 
@@ -95,7 +109,11 @@ function measure(url: string, workload: (typeof workloads)[number], seconds: num
   return autocannon({
     url: url + workload.path,
     method: workload.method,
-    headers: { authorization: "Bearer bench-key_123", ...(workload.body ? { "content-type": "application/json" } : {}), ...workload.headers },
+    headers: {
+      authorization: "Bearer bench-key_123",
+      ...(workload.body ? { "content-type": "application/json" } : {}),
+      ...workload.headers,
+    },
     ...(workload.body ? { body: workload.body } : {}),
     connections,
     duration: seconds,
@@ -116,12 +134,30 @@ async function main(): Promise<void> {
   const targets: [string, string][] = [
     ["direct", upstream],
     [bareTarget, await startScript("./bare-proxy.ts", [upstream])],
-    [prismTarget, await start("prism", [prism, "proxy", spec, upstream, "--errors", "--host", "127.0.0.1", "--port", String(prismPort)], `http://127.0.0.1:${prismPort}/`)],
+    [
+      prismTarget,
+      await start(
+        "prism",
+        [prism, "proxy", spec, upstream, "--errors", "--host", "127.0.0.1", "--port", String(prismPort)],
+        `http://127.0.0.1:${prismPort}/`,
+      ),
+    ],
     [
       gatewayTarget,
       await start(
         "compute-gateway",
-        [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), gatewayBin, "--upstream", upstream, "--port", String(gatewayPort), "--response-validation", "enforce", "--log-level", "info"],
+        [
+          ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+          gatewayBin,
+          "--upstream",
+          upstream,
+          "--port",
+          String(gatewayPort),
+          "--response-validation",
+          "enforce",
+          "--log-level",
+          "info",
+        ],
         `http://127.0.0.1:${gatewayPort}/healthz`,
       ),
     ],
@@ -133,7 +169,15 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       for (const [target, url] of targets) {
         const r = await measure(url, workload, duration);
-        const row = { workload: workload.name, target, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+        const row = {
+          workload: workload.name,
+          target,
+          rps: r.requests.average,
+          p50: r.latency.p50,
+          p99: r.latency.p99,
+          non2xx: r.non2xx,
+          errors: r.errors + r.timeouts,
+        };
         if (row.rps > (best.get(target)?.rps ?? -1)) best.set(target, row);
         process.stderr.write(`${workload.name} · ${target}: ${Math.round(row.rps)} req/s\n`);
       }
@@ -157,7 +201,9 @@ function print(rows: Row[]): void {
   };
   for (const row of rows) {
     const note = row.non2xx > 0 ? ` (${row.non2xx} non-2xx)` : row.errors > 0 ? ` (${row.errors} errors)` : "";
-    console.log(`| ${row.workload} | ${row.target}${note} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${ratio(row, bareTarget)} | ${ratio(row, prismTarget)} |`);
+    console.log(
+      `| ${row.workload} | ${row.target}${note} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${ratio(row, bareTarget)} | ${ratio(row, prismTarget)} |`,
+    );
   }
 }
 

@@ -9,8 +9,8 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import autocannon from "autocannon";
 import { generateFixtures } from "@compute-api/stub-server";
+import autocannon from "autocannon";
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +38,20 @@ const queries: [string, string][] = [
 const bin = fileURLToPath(new URL("../packages/stub-server/src/bin.ts", import.meta.url));
 const child = spawn(
   process.execPath,
-  ["--conditions=source", "--import", "tsx", bin, "--generate", String(count), "--port", "0", "--api-key", key, "--log-level", "silent"],
+  [
+    "--conditions=source",
+    "--import",
+    "tsx",
+    bin,
+    "--generate",
+    String(count),
+    "--port",
+    "0",
+    "--api-key",
+    key,
+    "--log-level",
+    "silent",
+  ],
   { stdio: ["ignore", "pipe", "inherit"] },
 );
 let url = "";
@@ -54,20 +67,25 @@ while (!url) {
   if (Date.now() - started > 120_000) throw new Error("the stub did not start within 120 s");
   await new Promise((r) => setTimeout(r, 100));
 }
-console.log(`stub with ${count} generated resources at ${url}; ${values.connections} connection(s), ${values.duration} s per query\n`);
+console.log(
+  `stub with ${count} generated resources at ${url}; ${values.connections} connection(s), ${values.duration} s per query\n`,
+);
 
 const rows: Record<string, string | number>[] = [];
 try {
   for (const [name, query] of queries) {
     const target = `${url}/v1/resources/search?query=${encodeURIComponent(query)}`;
-    const answer = (await (await fetch(target, { headers: { authorization: `Bearer ${key}` } })).json()) as { results?: unknown[] };
+    const answer = (await (await fetch(target, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      results?: unknown[];
+    };
     const result = await autocannon({
       url: target,
       connections: Number(values.connections),
       duration: Number(values.duration),
       headers: { authorization: `Bearer ${key}` },
     });
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
     rows.push({
       query: `${name}: ${query}`,
       results: answer.results?.length ?? 0,

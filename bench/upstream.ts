@@ -17,10 +17,21 @@ const server = createServer((req, res) => {
   req.resume();
   req.on("end", () => {
     const url = req.url ?? "";
-    const query = url.startsWith("/v1/resources/search") ? (new URL(url, "http://x").searchParams.get("query") ?? "r10") : undefined;
+    const query = url.startsWith("/v1/resources/search")
+      ? (new URL(url, "http://x").searchParams.get("query") ?? "r10")
+      : undefined;
     const gzip = query !== undefined && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
-    const body = query !== undefined ? ((gzip ? gzipped : bodies.search).get(query) ?? bodies.search.get("r10")) : url.startsWith("/v1/api-keys") ? bodies.key : bodies.machine;
-    res.writeHead(200, { "content-type": "application/json", "content-length": body!.length, ...(gzip ? { "content-encoding": "gzip", vary: "Accept-Encoding" } : {}) });
+    const body =
+      query !== undefined
+        ? ((gzip ? gzipped : bodies.search).get(query) ?? bodies.search.get("r10"))
+        : url.startsWith("/v1/api-keys")
+          ? bodies.key
+          : bodies.machine;
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": body!.length,
+      ...(gzip ? { "content-encoding": "gzip", vary: "Accept-Encoding" } : {}),
+    });
     res.end(body);
   });
 });

@@ -4,7 +4,7 @@
  * With --check it builds into a temporary folder instead and fails when generated/ or that copy differs, so a
  * stale or hand-edited generated/ never passes `npm test`.
  */
-import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -89,7 +89,9 @@ async function build(): Promise<boolean> {
   await rm(generatedDir, { recursive: true, force: true });
   await generate(generatedDir);
   buildSpecPackage();
-  console.log(`wrote ${outputs.map((f) => path.relative(root, path.join(generatedDir, f))).join(", ")}, and their copies in packages/spec/dist`);
+  console.log(
+    `wrote ${outputs.map((f) => path.relative(root, path.join(generatedDir, f))).join(", ")}, and their copies in packages/spec/dist`,
+  );
   return true;
 }
 

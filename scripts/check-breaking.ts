@@ -16,7 +16,11 @@ import { parseArgs } from "node:util";
 import { generatedDir, root, runTool } from "./tools.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Document = { info: { version: string }; paths: Record<string, Json>; components: { schemas: Record<string, Json> } };
+type Document = {
+  info: { version: string };
+  paths: Record<string, Json>;
+  components: { schemas: Record<string, Json> };
+};
 
 /** Replaces boolean subschemas by their object form; `additionalProperties: false` keeps its meaning either way. */
 function withoutBooleanSchemas(value: Json, key = ""): Json {
@@ -37,7 +41,12 @@ export function forOptic(doc: Document): Document {
       get: {
         operationId: `schema${name}`,
         summary: `Schema ${name} (synthetic, for the breaking-change check only)`,
-        responses: { "200": { description: name, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } } },
+        responses: {
+          "200": {
+            description: name,
+            content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } },
+          },
+        },
       },
     };
   }
@@ -66,7 +75,10 @@ async function main(): Promise<number> {
     await writeFile(b, JSON.stringify(forOptic(current), null, 2));
     const result = await runTool("optic", ["diff", a, b, "--check"]);
     const report = (result.stdout + result.stderr).replaceAll(tmp + path.sep, "").trim();
-    const breaking = report.split("\n").filter((l) => /This is a breaking change/.test(l)).map((l) => l.trim().replace(/^x\s*/, ""));
+    const breaking = report
+      .split("\n")
+      .filter((l) => /This is a breaking change/.test(l))
+      .map((l) => l.trim().replace(/^x\s*/, ""));
     if (result.code !== 0 && breaking.length === 0) {
       console.error(`the breaking-change check could not run (optic exit ${result.code}):\n${report}`);
       return 2;
@@ -77,7 +89,9 @@ async function main(): Promise<number> {
     }
     const list = breaking.map((l) => `  - ${l}`).join("\n");
     if (major(to) > major(from)) {
-      console.log(`${breaking.length} breaking change(s) against ${from}, allowed because the major version was raised to ${to}:\n${list}`);
+      console.log(
+        `${breaking.length} breaking change(s) against ${from}, allowed because the major version was raised to ${to}:\n${list}`,
+      );
       return 0;
     }
     console.error(

@@ -33,13 +33,22 @@ const started = Date.now();
 const run = spawnSync(
   process.execPath,
   [
-    vitest, "run", ...(positionals.length > 0 ? positionals : ["test/adversarial"]),
-    "--exclude", "test/adversarial/soak.test.ts",
+    vitest,
+    "run",
+    ...(positionals.length > 0 ? positionals : ["test/adversarial"]),
+    "--exclude",
+    "test/adversarial/soak.test.ts",
     // Each case is a few requests; give a property time in proportion to its cases.
     `--testTimeout=${Math.max(30_000, runs * 200)}`,
-    "--reporter=default", "--reporter=json", `--outputFile.json=${resultsFile}`,
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${resultsFile}`,
   ],
-  { cwd: root, stdio: "inherit", env: { ...process.env, FC_RUNS: String(runs), FC_SEED: String(seed), FC_STATS_FILE: statsFile } },
+  {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, FC_RUNS: String(runs), FC_SEED: String(seed), FC_STATS_FILE: statsFile },
+  },
 );
 
 const read = (file: string) => {
@@ -49,18 +58,27 @@ const read = (file: string) => {
     return "";
   }
 };
-const results = JSON.parse(read(resultsFile) || "{}") as { numTotalTests?: number; numPassedTests?: number; numFailedTests?: number };
+const results = JSON.parse(read(resultsFile) || "{}") as {
+  numTotalTests?: number;
+  numPassedTests?: number;
+  numFailedTests?: number;
+};
 const counts = new Map<string, number>();
 for (const line of read(statsFile).split("\n").filter(Boolean)) {
-  for (const [label, n] of Object.entries(JSON.parse(line) as Record<string, number>)) counts.set(label, (counts.get(label) ?? 0) + n);
+  for (const [label, n] of Object.entries(JSON.parse(line) as Record<string, number>))
+    counts.set(label, (counts.get(label) ?? 0) + n);
 }
 rmSync(dir, { recursive: true, force: true });
 
 const seconds = Math.round((Date.now() - started) / 1000);
 console.log(`\nfuzz summary: seed ${seed}, ${runs} cases per property, ${seconds} s`);
-console.log(`tests: ${results.numPassedTests ?? 0} passed, ${results.numFailedTests ?? 0} failed of ${results.numTotalTests ?? 0}`);
+console.log(
+  `tests: ${results.numPassedTests ?? 0} passed, ${results.numFailedTests ?? 0} failed of ${results.numTotalTests ?? 0}`,
+);
 console.log(`replay: npm run fuzz -- --runs ${runs} --seed ${seed}`);
-console.log(`answers counted: ${[...counts.values()].reduce((a, b) => a + b, 0)} (straight to the stub | through the gateway)`);
+console.log(
+  `answers counted: ${[...counts.values()].reduce((a, b) => a + b, 0)} (straight to the stub | through the gateway)`,
+);
 // Labels are `<target> <operation or suite> <case> <status>`: one line per case, a column per target.
 const byCase = new Map<string, Record<string, number>>();
 for (const [label, n] of counts) {
@@ -71,5 +89,8 @@ for (const [label, n] of counts) {
 }
 const cases = [...byCase.keys()].sort();
 const width = Math.max(...cases.map((c) => c.length), 10);
-for (const c of cases) console.log(`  ${c.padEnd(width)}  ${String(byCase.get(c)?.["stub"] ?? 0).padStart(6)} | ${String(byCase.get(c)?.["gateway"] ?? 0).padStart(6)}`);
+for (const c of cases)
+  console.log(
+    `  ${c.padEnd(width)}  ${String(byCase.get(c)?.stub ?? 0).padStart(6)} | ${String(byCase.get(c)?.gateway ?? 0).padStart(6)}`,
+  );
 process.exitCode = run.status ?? 1;

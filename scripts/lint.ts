@@ -18,7 +18,8 @@ async function redocly(): Promise<LintTotals> {
   const result = await runTool("redocly", ["lint", specEntry, "--format=json"]);
   const start = result.stdout.indexOf("{");
   const parsed = JSON.parse(result.stdout.slice(start)) as { totals: { errors: number; warnings: number } };
-  const pretty = parsed.totals.errors + parsed.totals.warnings > 0 ? await runTool("redocly", ["lint", specEntry]) : undefined;
+  const pretty =
+    parsed.totals.errors + parsed.totals.warnings > 0 ? await runTool("redocly", ["lint", specEntry]) : undefined;
   return {
     linter: "redocly",
     errors: parsed.totals.errors,

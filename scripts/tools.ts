@@ -1,7 +1,7 @@
 /** Paths of the repository and a runner for the command-line tools the scripts drive. */
 import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** Root of the repository. */
 export const root = path.resolve(fileURLToPath(new URL("..", import.meta.url)));

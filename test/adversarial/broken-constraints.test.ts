@@ -5,11 +5,12 @@
  * negative price), and for parameters a missing required or an undeclared one — straight to the stub and through
  * the gateway. Each gets 400 with a field violation naming the broken field, and a refused PATCH changes nothing.
  */
+
+import { type MutantInput, send, toRawRequest } from "@compute-api/conformance";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterState, errorProblems, expectNoProblems, violationsOf } from "./support/checks.js";
 import { facts } from "./support/facts.js";
-import { send, toRawRequest, type MutantInput } from "@compute-api/conformance";
 import { requests } from "./support/oracle.js";
 import { checkProperty, count, flushCounts, seed } from "./support/property.js";
 import { startTarget, type Target, type TargetName } from "./support/targets.js";
@@ -19,7 +20,12 @@ const operationIds = [...requests.shapes.keys()];
 
 /** The constraints of each operation; PATCHes go to real machines of alice's projects, so a change would show. */
 const sitesOf = (operationId: string) =>
-  requests.mutants(operationId, operationId === "updateClusterMachine" ? { path: { projectId: fc.constantFrom("proj-alpha"), id: fc.constantFrom("cm-alpha-01", "cm-alpha-02") } } : {});
+  requests.mutants(
+    operationId,
+    operationId === "updateClusterMachine"
+      ? { path: { projectId: fc.constantFrom("proj-alpha"), id: fc.constantFrom("cm-alpha-01", "cm-alpha-02") } }
+      : {},
+  );
 
 describe.each<TargetName>(["stub", "gateway"])("one constraint broken, %s", (targetName) => {
   let target: Target;
@@ -41,31 +47,50 @@ describe.each<TargetName>(["stub", "gateway"])("one constraint broken, %s", (tar
     count(`${targetName} ${operationId} ${mutant.site} ${answer.status}`);
     const problems = errorProblems(answer, [400]);
     const fields = violationsOf(answer.json).map((v) => v.field);
-    if (!fields.includes(mutant.field)) problems.push(`no violation names ${JSON.stringify(mutant.field)} (named: ${JSON.stringify(fields)})`);
+    if (!fields.includes(mutant.field))
+      problems.push(`no violation names ${JSON.stringify(mutant.field)} (named: ${JSON.stringify(fields)})`);
     expectNoProblems(problems, answer, `${mutant.site}, sent ${JSON.stringify(mutant.input).slice(0, 300)}`);
-    if (machine) expect(await clusterState(target.stubUrl, target.keys.alice, machine.clusterId), "a refused PATCH changed the cluster").toEqual(before);
+    if (machine)
+      expect(
+        await clusterState(target.stubUrl, target.keys.alice, machine.clusterId),
+        "a refused PATCH changed the cluster",
+      ).toEqual(before);
   }
 
-  it.each(operationIds)("%s: every constraint, once each, is refused with 400 naming the field", async (operationId) => {
-    for (const site of sitesOf(operationId)) {
-      const [mutant] = fc.sample(site.arbitrary, { numRuns: 1, seed });
-      if (mutant) await expectRefused(operationId, mutant);
-    }
-  });
-
-  it.each(operationIds)("%s: every near miss of each pattern (a character of its own alphabet at either end) is refused naming the field", async (operationId) => {
-    for (const site of sitesOf(operationId)) {
-      for (const nearMiss of site.nearMisses) {
-        const [mutant] = fc.sample(nearMiss, { numRuns: 1, seed });
+  it.each(operationIds)(
+    "%s: every constraint, once each, is refused with 400 naming the field",
+    async (operationId) => {
+      for (const site of sitesOf(operationId)) {
+        const [mutant] = fc.sample(site.arbitrary, { numRuns: 1, seed });
         if (mutant) await expectRefused(operationId, mutant);
       }
-    }
-  });
+    },
+  );
 
-  it.each(operationIds)("%s: any one constraint broken is refused with 400 naming the field (property)", async (operationId) => {
-    const sites = sitesOf(operationId);
-    await checkProperty(file, fc.oneof(...sites.map((s) => s.arbitrary)), (mutant) => expectRefused(operationId, mutant), 30);
-  });
+  it.each(operationIds)(
+    "%s: every near miss of each pattern (a character of its own alphabet at either end) is refused naming the field",
+    async (operationId) => {
+      for (const site of sitesOf(operationId)) {
+        for (const nearMiss of site.nearMisses) {
+          const [mutant] = fc.sample(nearMiss, { numRuns: 1, seed });
+          if (mutant) await expectRefused(operationId, mutant);
+        }
+      }
+    },
+  );
+
+  it.each(operationIds)(
+    "%s: any one constraint broken is refused with 400 naming the field (property)",
+    async (operationId) => {
+      const sites = sitesOf(operationId);
+      await checkProperty(
+        file,
+        fc.oneof(...sites.map((s) => s.arbitrary)),
+        (mutant) => expectRefused(operationId, mutant),
+        30,
+      );
+    },
+  );
 
   it("covers the constraints the issue names", () => {
     const sites = operationIds.flatMap((op) => sitesOf(op).map((s) => s.site));
@@ -92,7 +117,9 @@ describe.each<TargetName>(["stub", "gateway"])("one constraint broken, %s", (tar
     );
     // A negative price is a near miss of the non-negative Decimal grammar.
     const price = sitesOf("updateClusterMachine").find((s) => s.site === "body priceHr.value pattern");
-    const prices = (price?.nearMisses ?? []).flatMap((a) => fc.sample(a, { numRuns: 1, seed })).map((m) => (m.input.body as { priceHr: { value: string } }).priceHr.value);
+    const prices = (price?.nearMisses ?? [])
+      .flatMap((a) => fc.sample(a, { numRuns: 1, seed }))
+      .map((m) => (m.input.body as { priceHr: { value: string } }).priceHr.value);
     expect(prices.some((p) => p.startsWith("-"))).toBe(true);
   });
 });

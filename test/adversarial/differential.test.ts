@@ -12,6 +12,14 @@
  * violated fields.
  */
 import { createServer, type Server } from "node:http";
+import {
+  type Answer,
+  type RawRequest,
+  type RequestInput,
+  send,
+  sendBytes,
+  toRawRequest,
+} from "@compute-api/conformance";
 import { createLogger, parseQueryString } from "@compute-api/contract";
 import { createGateway } from "@compute-api/gateway";
 import { createContractValidator, errorHandler } from "@compute-api/stub-server";
@@ -20,10 +28,9 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reasonsOf, violationsOf } from "./support/checks.js";
 import { cases, malformed, withLength } from "./support/hostile.js";
-import { send, sendBytes, toRawRequest, type Answer, type RawRequest, type RequestInput } from "@compute-api/conformance";
 import { keyCases, patchCases, requests, searchCases } from "./support/oracle.js";
 import { checkProperty, count, flushCounts } from "./support/property.js";
-import { listenLocal, startTarget, userKeys, type Target, type UserId } from "./support/targets.js";
+import { listenLocal, startTarget, type Target, type UserId, userKeys } from "./support/targets.js";
 
 const file = "test/adversarial/differential.test.ts";
 const defaultRuns = 60;
@@ -58,14 +65,23 @@ beforeAll(async () => {
     req.resume();
     req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end('{"passed":true}'));
   });
-  const aloneGateway = await createGateway({ upstream: accepting, responseValidation: "off", logger: createLogger({ level: "silent" }) });
+  const aloneGateway = await createGateway({
+    upstream: accepting,
+    responseValidation: "off",
+    logger: createLogger({ level: "silent" }),
+  });
   closeAloneGateway = () => aloneGateway.close();
   alone.gateway = await serve(aloneGateway.app);
 });
 afterAll(async () => {
   flushCounts();
   for (const server of servers) server.closeAllConnections();
-  await Promise.all([stub?.close(), gateway?.close(), closeAloneGateway?.(), ...servers.map((s) => new Promise((resolve) => s.close(resolve)))]);
+  await Promise.all([
+    stub?.close(),
+    gateway?.close(),
+    closeAloneGateway?.(),
+    ...servers.map((s) => new Promise((resolve) => s.close(resolve))),
+  ]);
 });
 
 /** What must be alike in two answers: the status, the ErrorInfo reasons, and for a 400 the violated fields. */
@@ -85,12 +101,16 @@ async function alike(request: RawRequest, label: string): Promise<void> {
     const direct = await send(a, request);
     const through = await send(b, request);
     count(`differential ${way} ${label} ${direct.status}`);
-    expect(essence(through), `${way}: ${what}\nstub: ${direct.text.slice(0, 400)}\ngateway: ${through.text.slice(0, 400)}`).toEqual(essence(direct));
+    expect(
+      essence(through),
+      `${way}: ${what}\nstub: ${direct.text.slice(0, 400)}\ngateway: ${through.text.slice(0, 400)}`,
+    ).toEqual(essence(direct));
   }
 }
 
 /** A request of an operation as a user, as the suites write it. */
-const raw = (operationId: string, input: RequestInput, user: UserId = "alice") => toRawRequest(requests.shapeOf(operationId), input, userKeys[user]);
+const raw = (operationId: string, input: RequestInput, user: UserId = "alice") =>
+  toRawRequest(requests.shapeOf(operationId), input, userKeys[user]);
 
 const validRequests = fc.oneof(
   patchCases.map(({ user, input }) => raw("updateClusterMachine", input, user)),
@@ -99,20 +119,30 @@ const validRequests = fc.oneof(
 );
 
 const brokenRequests = fc.oneof(
-  ...[...requests.shapes.keys()].flatMap((operationId) => requests.mutants(operationId).map((site) => site.arbitrary.map((m) => raw(operationId, m.input)))),
+  ...[...requests.shapes.keys()].flatMap((operationId) =>
+    requests.mutants(operationId).map((site) => site.arbitrary.map((m) => raw(operationId, m.input))),
+  ),
 );
 
 type Change = [string, (r: RawRequest) => RawRequest];
-const header = (name: string, value: string | undefined): Change[1] => (r) => {
-  const headers = Object.fromEntries(Object.entries(r.headers ?? {}).filter(([k]) => k !== name));
-  return { ...r, headers: value === undefined ? headers : { ...headers, [name]: value } };
-};
-const withBody = (text: string): Change[1] => (r) => ({ ...header("content-type", "application/json")(r), body: text });
-const withPath = (f: (path: string) => string): Change[1] => (r) => {
-  const at = r.path.indexOf("?");
-  return { ...r, path: at < 0 ? f(r.path) : f(r.path.slice(0, at)) + r.path.slice(at) };
-};
-const withQuery = (extra: string): Change[1] => (r) => ({ ...r, path: `${r.path}${r.path.includes("?") ? "&" : "?"}${extra}` });
+const header =
+  (name: string, value: string | undefined): Change[1] =>
+  (r) => {
+    const headers = Object.fromEntries(Object.entries(r.headers ?? {}).filter(([k]) => k !== name));
+    return { ...r, headers: value === undefined ? headers : { ...headers, [name]: value } };
+  };
+const withBody =
+  (text: string): Change[1] =>
+  (r) => ({ ...header("content-type", "application/json")(r), body: text });
+const withPath =
+  (f: (path: string) => string): Change[1] =>
+  (r) => {
+    const at = r.path.indexOf("?");
+    return { ...r, path: at < 0 ? f(r.path) : f(r.path.slice(0, at)) + r.path.slice(at) };
+  };
+const withQuery =
+  (extra: string): Change[1] =>
+  (r) => ({ ...r, path: `${r.path}${r.path.includes("?") ? "&" : "?"}${extra}` });
 
 /** One change to an otherwise whole request: the envelope the stub's validator and the compiled contract must judge alike. */
 const changes: Change[] = [
@@ -120,7 +150,10 @@ const changes: Change[] = [
   ["no Authorization", header("authorization", undefined)],
   ["Basic Authorization", header("authorization", "Basic YWxpY2U6cHc=")],
   ["a bearer token with a space", header("authorization", "Bearer two words")],
-  ["a lower-case bearer scheme", (r) => header("authorization", String(r.headers?.["authorization"] ?? "").replace("Bearer", "bearer"))(r)],
+  [
+    "a lower-case bearer scheme",
+    (r) => header("authorization", String(r.headers?.authorization ?? "").replace("Bearer", "bearer"))(r),
+  ],
   ["a bare Bearer", header("authorization", "Bearer")],
   ["text/plain", header("content-type", "text/plain")],
   ["a +json media type", header("content-type", "application/merge-patch+json")],
@@ -132,7 +165,9 @@ const changes: Change[] = [
   ["an empty body", withBody("")],
   ["JSON null", withBody("null")],
   ["a JSON array", withBody("[]")],
-  ...["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"].map((m): Change => [`method ${m}`, (r) => ({ ...r, method: m })]),
+  ...["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"].map(
+    (m): Change => [`method ${m}`, (r) => ({ ...r, method: m })],
+  ),
   ["an upper-case path", withPath((p) => p.toUpperCase())],
   ["a trailing slash", withPath((p) => `${p}/`)],
   ["a percent-encoded letter of the path", withPath((p) => p.replace("/v1/", "/v%31/"))],
@@ -167,7 +202,11 @@ describe("stub and gateway answer alike", () => {
   });
 
   it("covers every change", async () => {
-    for (const [name, change] of changes) await alike(change(raw("createApiKey", { path: {}, query: [], body: { apikeyId: `diff-${name.length}` } })), name);
+    for (const [name, change] of changes)
+      await alike(
+        change(raw("createApiKey", { path: {}, query: [], body: { apikeyId: `diff-${name.length}` } })),
+        name,
+      );
   });
 
   it.each(cases)("hostile: %s", async (_name, make) => {
@@ -175,7 +214,9 @@ describe("stub and gateway answer alike", () => {
   });
 
   it.each(malformed)("not HTTP/1.1: %s", async (_name, bytes) => {
-    const [direct, through] = await Promise.all([stub.url, gateway.url].map((url) => sendBytes(url, bytes(new URL(url).host, userKeys.alice))));
+    const [direct, through] = await Promise.all(
+      [stub.url, gateway.url].map((url) => sendBytes(url, bytes(new URL(url).host, userKeys.alice))),
+    );
     expect(essence(through!)).toEqual(essence(direct!));
   });
 });

@@ -7,11 +7,18 @@
  * answers a normal request correctly afterwards.
  */
 import { Agent, request } from "node:http";
+import { type Answer, jsonRequest, send, sendBytes, toRawRequest } from "@compute-api/conformance";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { clusterState, errorProblems, expectHealthy, expectNoProblems, validator, violationsOf } from "./support/checks.js";
+import {
+  clusterState,
+  errorProblems,
+  expectHealthy,
+  expectNoProblems,
+  validator,
+  violationsOf,
+} from "./support/checks.js";
 import { as, cases, machinePath, malformed } from "./support/hostile.js";
-import { jsonRequest, send, sendBytes, toRawRequest, type Answer } from "@compute-api/conformance";
 import { requests } from "./support/oracle.js";
 import { checkProperty, count, flushCounts } from "./support/property.js";
 import { startTarget, type Target, type TargetName } from "./support/targets.js";
@@ -40,7 +47,8 @@ describe.each<TargetName>(["stub", "gateway"])("hostile input, %s", (targetName)
     count(`${targetName} hostile ${answer.status}`);
     const problems = errorProblems(answer, statuses);
     // A field names a parameter or a part of the body, never the URL path that was sent.
-    for (const v of violationsOf(answer.json)) if (/^v1[./]/.test(v.field)) problems.push(`field ${JSON.stringify(v.field)} is the URL path`);
+    for (const v of violationsOf(answer.json))
+      if (/^v1[./]/.test(v.field)) problems.push(`field ${JSON.stringify(v.field)} is the URL path`);
     expectNoProblems(problems, answer, what);
   };
 
@@ -58,12 +66,15 @@ describe.each<TargetName>(["stub", "gateway"])("hostile input, %s", (targetName)
       new Promise<{ status?: number; allow?: string; bytes: number; error?: string }>((resolve) => {
         const out: { status?: number; allow?: string; bytes: number; error?: string } = { bytes: 0 };
         const { hostname, port } = new URL(target.url);
-        const req = request({ host: hostname, port, method: "HEAD", path: "/v1/resources/search?query=a", headers, agent }, (res) => {
-          if (res.statusCode !== undefined) out.status = res.statusCode;
-          if (res.headers.allow !== undefined) out.allow = res.headers.allow;
-          res.on("data", (c: Buffer) => (out.bytes += c.length));
-          res.on("end", () => setTimeout(() => resolve(out), 50));
-        });
+        const req = request(
+          { host: hostname, port, method: "HEAD", path: "/v1/resources/search?query=a", headers, agent },
+          (res) => {
+            if (res.statusCode !== undefined) out.status = res.statusCode;
+            if (res.headers.allow !== undefined) out.allow = res.headers.allow;
+            res.on("data", (c: Buffer) => (out.bytes += c.length));
+            res.on("end", () => setTimeout(() => resolve(out), 50));
+          },
+        );
         req.on("error", (error: NodeJS.ErrnoException) => resolve({ ...out, error: error.code ?? error.message }));
         req.end();
       });
@@ -85,13 +96,23 @@ describe.each<TargetName>(["stub", "gateway"])("hostile input, %s", (targetName)
 
   it("valid bodies cut short anywhere: 400 naming the body as a whole (property)", async () => {
     const bodies = fc.oneof(
-      ...["updateClusterMachine", "createApiKey"].map((op) => requests.valid(op).map((input) => ({ op, text: JSON.stringify(input.body) }))),
+      ...["updateClusterMachine", "createApiKey"].map((op) =>
+        requests.valid(op).map((input) => ({ op, text: JSON.stringify(input.body) })),
+      ),
     );
     await checkProperty(
       file,
       fc.tuple(bodies, fc.nat()).map(([b, n]) => ({ ...b, text: b.text.slice(0, 1 + (n % (b.text.length - 1))) })),
       async ({ op, text }) => {
-        const answer = await send(target.url, as(target.keys.alice, op === "createApiKey" ? "POST" : "PATCH", op === "createApiKey" ? "/v1/api-keys" : machinePath, text));
+        const answer = await send(
+          target.url,
+          as(
+            target.keys.alice,
+            op === "createApiKey" ? "POST" : "PATCH",
+            op === "createApiKey" ? "/v1/api-keys" : machinePath,
+            text,
+          ),
+        );
         expectError(answer, [400], `truncated ${JSON.stringify(text)}`);
         expect(violationsOf(answer.json)).toEqual([expect.objectContaining({ field: "", reason: "malformed-json" })]);
       },
@@ -104,7 +125,10 @@ describe.each<TargetName>(["stub", "gateway"])("hostile input, %s", (targetName)
       file,
       fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 64 }), fc.boolean()),
       async ([bytes, post]) => {
-        const answer = await send(target.url, as(target.keys.alice, post ? "POST" : "PATCH", post ? "/v1/api-keys" : machinePath, Buffer.from(bytes)));
+        const answer = await send(
+          target.url,
+          as(target.keys.alice, post ? "POST" : "PATCH", post ? "/v1/api-keys" : machinePath, Buffer.from(bytes)),
+        );
         expectError(answer, [400], `bytes ${Buffer.from(bytes).toString("hex")}`);
       },
       defaultRuns,
@@ -113,9 +137,13 @@ describe.each<TargetName>(["stub", "gateway"])("hostile input, %s", (targetName)
 
   it("bytes that are not UTF-8 inside a valid body: 400 (property)", async () => {
     const bodies = fc.oneof(
-      ...["updateClusterMachine", "createApiKey"].map((op) => requests.valid(op).map((input) => ({ op, text: JSON.stringify(input.body) }))),
+      ...["updateClusterMachine", "createApiKey"].map((op) =>
+        requests.valid(op).map((input) => ({ op, text: JSON.stringify(input.body) })),
+      ),
     );
-    const invalidUtf8 = fc.uint8Array({ minLength: 1, maxLength: 3 }).map((b) => Buffer.from(b.map((x) => 0x80 | (x & 0x7f))));
+    const invalidUtf8 = fc
+      .uint8Array({ minLength: 1, maxLength: 3 })
+      .map((b) => Buffer.from(b.map((x) => 0x80 | (x & 0x7f))));
     await checkProperty(
       file,
       fc.tuple(bodies, fc.nat(), invalidUtf8),
@@ -123,7 +151,15 @@ describe.each<TargetName>(["stub", "gateway"])("hostile input, %s", (targetName)
         const bytes = Buffer.from(text, "utf8");
         const at = n % (bytes.length + 1);
         const body = Buffer.concat([bytes.subarray(0, at), bad, bytes.subarray(at)]);
-        const answer = await send(target.url, as(target.keys.alice, op === "createApiKey" ? "POST" : "PATCH", op === "createApiKey" ? "/v1/api-keys" : machinePath, body));
+        const answer = await send(
+          target.url,
+          as(
+            target.keys.alice,
+            op === "createApiKey" ? "POST" : "PATCH",
+            op === "createApiKey" ? "/v1/api-keys" : machinePath,
+            body,
+          ),
+        );
         expectError(answer, [400], `body ${body.toString("hex")}`);
       },
       defaultRuns,
@@ -132,8 +168,14 @@ describe.each<TargetName>(["stub", "gateway"])("hostile input, %s", (targetName)
 
   it("hostile path segments — `..`, `%2F`, `%00`, escapes that do not decode, very long ids — 400 or 404 (property)", async () => {
     const resourceId = requests.arbitraries.forPointer("#/components/schemas/ResourceId") as fc.Arbitrary<string>;
-    const piece = fc.oneof(fc.constantFrom("..", ".", "%2F", "%2f", "%00", "%FF", "%E0%A4", "%2E%2E", "%5C", "%", "%20", ";", "~"), resourceId);
-    const segment = fc.oneof(fc.array(piece, { minLength: 1, maxLength: 6 }).map((p) => p.join("")), fc.nat({ max: 3000 }).map((n) => "a".repeat(129 + n)));
+    const piece = fc.oneof(
+      fc.constantFrom("..", ".", "%2F", "%2f", "%00", "%FF", "%E0%A4", "%2E%2E", "%5C", "%", "%20", ";", "~"),
+      resourceId,
+    );
+    const segment = fc.oneof(
+      fc.array(piece, { minLength: 1, maxLength: 6 }).map((p) => p.join("")),
+      fc.nat({ max: 3000 }).map((n) => "a".repeat(129 + n)),
+    );
     const decodesToValid = (s: string) => {
       try {
         return validator.validate("#/components/schemas/ResourceId", decodeURIComponent(s)).length === 0;
@@ -143,9 +185,14 @@ describe.each<TargetName>(["stub", "gateway"])("hostile input, %s", (targetName)
     };
     await checkProperty(
       file,
-      fc.tuple(segment.filter((s) => !decodesToValid(s)), fc.boolean()),
+      fc.tuple(
+        segment.filter((s) => !decodesToValid(s)),
+        fc.boolean(),
+      ),
       async ([s, asProject]) => {
-        const path = asProject ? `/v1/projects/${s}/cluster-machines/cm-alpha-01` : `/v1/projects/proj-alpha/cluster-machines/${s}`;
+        const path = asProject
+          ? `/v1/projects/${s}/cluster-machines/cm-alpha-01`
+          : `/v1/projects/proj-alpha/cluster-machines/${s}`;
         const answer = await send(target.url, as(target.keys.alice, "PATCH", path, '{"powerState":"REBOOTING"}'));
         expectError(answer, [400, 404], `PATCH ${path.slice(0, 200)}`);
       },

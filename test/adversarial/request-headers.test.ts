@@ -6,7 +6,7 @@
  * the one a `Prefer: code=5xx` asks for), never a hang, and a normal request works afterwards. The parsers' own
  * time bounds are unit properties beside their modules (`*.fuzz.test.ts`, faults.test.ts).
  */
-import { jsonRequest, send, type Answer, type RawRequest } from "@compute-api/conformance";
+import { type Answer, jsonRequest, type RawRequest, send } from "@compute-api/conformance";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { maxPreferLength, parsePrefer } from "../../packages/stub-server/src/faults.js";
@@ -23,24 +23,68 @@ const maxLength = 4096;
 const search = "/v1/resources/search?query=alpha";
 
 /** A Prefer that asks for no more than a short delay: the property tests answers, not patience. */
-const quick = (value: string) => value.length > maxPreferLength || !/^\d+$/.test(parsePrefer(value).get("latency") ?? "") || Number(parsePrefer(value).get("latency")) <= 20;
+const quick = (value: string) =>
+  value.length > maxPreferLength ||
+  !/^\d+$/.test(parsePrefer(value).get("latency") ?? "") ||
+  Number(parsePrefer(value).get("latency")) <= 20;
 
 /** Each header: the words its parser looks for, and the request it rides on (as alice, whose key is `key`). */
-const headers: { name: string; words: string[]; request: (key: string, value: string) => RawRequest; filter?: (value: string) => boolean }[] = [
-  { name: "prefer", words: ["code=", "code=503", "latency=", "respond-async"], request: (key, value) => withHeader(jsonRequest("GET", search, key), "prefer", value), filter: quick },
-  { name: "authorization", words: ["Bearer ", "bearer ", "Basic ", "cak_"], request: (key, value) => withHeader(jsonRequest("GET", search, key), "authorization", value) },
-  { name: "accept-encoding", words: ["gzip", "br;q=", "deflate", "*;q=0", "identity"], request: (key, value) => withHeader(jsonRequest("GET", search, key), "accept-encoding", value) },
-  { name: "content-type", words: ["application/json", "; charset=utf-8", "+json", "*/*"], request: (key, value) => withHeader(patch(key), "content-type", value) },
-  { name: "content-encoding", words: ["gzip", "identity", "br", "deflate"], request: (key, value) => withHeader(patch(key), "content-encoding", value) },
-  { name: "x-request-id", words: ["req-", "a.b:c"], request: (key, value) => withHeader(jsonRequest("GET", search, key), "x-request-id", value) },
-  { name: "connection", words: ["close", "keep-alive", "authorization", "upgrade"], request: (key, value) => withHeader(jsonRequest("GET", search, key), "connection", value) },
-  { name: "origin", words: ["http://", "localhost:5173", "null", "*"], request: (key, value) => withHeader(jsonRequest("GET", search, key), "origin", value) },
+const headers: {
+  name: string;
+  words: string[];
+  request: (key: string, value: string) => RawRequest;
+  filter?: (value: string) => boolean;
+}[] = [
+  {
+    name: "prefer",
+    words: ["code=", "code=503", "latency=", "respond-async"],
+    request: (key, value) => withHeader(jsonRequest("GET", search, key), "prefer", value),
+    filter: quick,
+  },
+  {
+    name: "authorization",
+    words: ["Bearer ", "bearer ", "Basic ", "cak_"],
+    request: (key, value) => withHeader(jsonRequest("GET", search, key), "authorization", value),
+  },
+  {
+    name: "accept-encoding",
+    words: ["gzip", "br;q=", "deflate", "*;q=0", "identity"],
+    request: (key, value) => withHeader(jsonRequest("GET", search, key), "accept-encoding", value),
+  },
+  {
+    name: "content-type",
+    words: ["application/json", "; charset=utf-8", "+json", "*/*"],
+    request: (key, value) => withHeader(patch(key), "content-type", value),
+  },
+  {
+    name: "content-encoding",
+    words: ["gzip", "identity", "br", "deflate"],
+    request: (key, value) => withHeader(patch(key), "content-encoding", value),
+  },
+  {
+    name: "x-request-id",
+    words: ["req-", "a.b:c"],
+    request: (key, value) => withHeader(jsonRequest("GET", search, key), "x-request-id", value),
+  },
+  {
+    name: "connection",
+    words: ["close", "keep-alive", "authorization", "upgrade"],
+    request: (key, value) => withHeader(jsonRequest("GET", search, key), "connection", value),
+  },
+  {
+    name: "origin",
+    words: ["http://", "localhost:5173", "null", "*"],
+    request: (key, value) => withHeader(jsonRequest("GET", search, key), "origin", value),
+  },
 ];
 
 /** A PATCH of alice's machine that conforms but for the header under test. */
 const patch = (key: string) => jsonRequest("PATCH", machinePath, key, { powerState: "REBOOTING" });
 
-const withHeader = (request: RawRequest, name: string, value: string): RawRequest => ({ ...request, headers: { ...request.headers, [name]: value } });
+const withHeader = (request: RawRequest, name: string, value: string): RawRequest => ({
+  ...request,
+  headers: { ...request.headers, [name]: value },
+});
 
 /** Problems with the answer to a request whose header `name` was `value`: empty when it is a success or a 4xx error body. */
 function problemsOf(name: string, value: string, answer: Answer): string[] {
@@ -49,7 +93,8 @@ function problemsOf(name: string, value: string, answer: Answer): string[] {
   if (answer.status >= 500 && answer.status !== asked) return [`status ${answer.status}`];
   if (answer.status >= 400) return errorProblems(answer, [answer.status]);
   if (answer.status !== 200) return [`status ${answer.status}`];
-  if (name === "x-request-id" && answer.headers["x-request-id"] !== value && /^[\w.:-]{1,128}$/.test(value)) return [`x-request-id ${String(answer.headers["x-request-id"])}`];
+  if (name === "x-request-id" && answer.headers["x-request-id"] !== value && /^[\w.:-]{1,128}$/.test(value))
+    return [`x-request-id ${String(answer.headers["x-request-id"])}`];
   return [];
 }
 
@@ -66,23 +111,33 @@ describe.each<TargetName>(["stub", "gateway"])("request headers, %s", (targetNam
     await target?.close();
   });
 
-  it.each(headers)("$name: any value gets a success or a 4xx error body, never a 5xx", async ({ name, words, request, filter }) => {
-    const values = filter ? headerValue(words, maxLength).filter(filter) : headerValue(words, maxLength);
-    await checkProperty(
-      file,
-      values,
-      async (value) => {
-        const answer = await send(target.url, request(target.keys.alice, value));
-        count(`${targetName} header ${name} ${answer.status}`);
-        expectNoProblems(problemsOf(name, value, answer), answer, `${name}: ${JSON.stringify(value.slice(0, 200))} (${value.length} characters)`);
-      },
-      defaultRuns,
-    );
-  });
+  it.each(headers)(
+    "$name: any value gets a success or a 4xx error body, never a 5xx",
+    async ({ name, words, request, filter }) => {
+      const values = filter ? headerValue(words, maxLength).filter(filter) : headerValue(words, maxLength);
+      await checkProperty(
+        file,
+        values,
+        async (value) => {
+          const answer = await send(target.url, request(target.keys.alice, value));
+          count(`${targetName} header ${name} ${answer.status}`);
+          expectNoProblems(
+            problemsOf(name, value, answer),
+            answer,
+            `${name}: ${JSON.stringify(value.slice(0, 200))} (${value.length} characters)`,
+          );
+        },
+        defaultRuns,
+      );
+    },
+  );
 
   it("a 12 KiB Prefer of escaped quotes is answered 400 naming the header, at once", async () => {
     const started = performance.now();
-    const answer = await send(target.url, withHeader(jsonRequest("GET", search, target.keys.alice), "prefer", `code=503, x="${'\\"'.repeat(6 * 1024)}`));
+    const answer = await send(
+      target.url,
+      withHeader(jsonRequest("GET", search, target.keys.alice), "prefer", `code=503, x="${'\\"'.repeat(6 * 1024)}`),
+    );
     expect(performance.now() - started).toBeLessThan(1000);
     expectNoProblems(errorProblems(answer, [400]), answer, "12 KiB Prefer");
     expect(answer.text).toContain("header.prefer");

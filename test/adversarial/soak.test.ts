@@ -13,7 +13,11 @@ it("a short soak: no 5xx, answers as the oracle says, no lost writes, every crea
   const failed = report.checks.filter((c) => !c.ok);
   expect(failed, formatReport(report)).toEqual([]);
   expect(report.rows.map((r) => `${r.via} ${r.operation}`).sort()).toEqual([
-    "direct createApiKey", "direct searchResources", "direct updateClusterMachine",
-    "gateway createApiKey", "gateway searchResources", "gateway updateClusterMachine",
+    "direct createApiKey",
+    "direct searchResources",
+    "direct updateClusterMachine",
+    "gateway createApiKey",
+    "gateway searchResources",
+    "gateway updateClusterMachine",
   ]);
 }, 60_000);

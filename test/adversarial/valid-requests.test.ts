@@ -5,11 +5,18 @@
  * towards ids that exist so that the 200 path is taken; a refused PATCH changes nothing, an accepted one shows
  * in its cluster, and a created key works for its user.
  */
-import { createComputeClient, type ComputeClient, type UpdateClusterMachineRequest } from "@compute-api/client";
+import { type ComputeClient, createComputeClient, type UpdateClusterMachineRequest } from "@compute-api/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterState, violationsOf } from "./support/checks.js";
 import { facts } from "./support/facts.js";
-import { createKeyProblems, keyCases, patchCases, patchProblems, searchCases, searchProblems } from "./support/oracle.js";
+import {
+  createKeyProblems,
+  keyCases,
+  patchCases,
+  patchProblems,
+  searchCases,
+  searchProblems,
+} from "./support/oracle.js";
 import { checkProperty, count, flushCounts } from "./support/property.js";
 import { startTarget, type Target, type TargetName, type UserId } from "./support/targets.js";
 
@@ -25,7 +32,12 @@ describe.each<TargetName>(["stub", "gateway"])("schema-valid requests, %s", (tar
   beforeAll(async () => {
     target = await startTarget(targetName);
     for (const u of facts.users) {
-      clients[u] = createComputeClient({ baseUrl: target.url, apiKey: target.keys[u], retry: false, timeoutMs: 10_000 });
+      clients[u] = createComputeClient({
+        baseUrl: target.url,
+        apiKey: target.keys[u],
+        retry: false,
+        timeoutMs: 10_000,
+      });
       keyIds.set(u, new Set(facts.initialKeyIds(u)));
     }
   });
@@ -46,16 +58,30 @@ describe.each<TargetName>(["stub", "gateway"])("schema-valid requests, %s", (tar
         const before = machine ? await clusterState(target.stubUrl, readKey, machine.clusterId) : undefined;
 
         const body = input.body as UpdateClusterMachineRequest;
-        const { data, error, response } = await clients[user].PATCH("/v1/projects/{projectId}/cluster-machines/{id}", { params: { path: { projectId, id } }, body });
+        const { data, error, response } = await clients[user].PATCH("/v1/projects/{projectId}/cluster-machines/{id}", {
+          params: { path: { projectId, id } },
+          body,
+        });
         const outcome = { status: response.status, body: data ?? error };
-        const why = [...new Set(violationsOf(outcome.body).map((v) => `${v.field.replace(/\d+/g, "i")} ${v.reason}`))].sort().join(", ");
+        const why = [...new Set(violationsOf(outcome.body).map((v) => `${v.field.replace(/\d+/g, "i")} ${v.reason}`))]
+          .sort()
+          .join(", ");
         count(`${targetName} updateClusterMachine ${outcome.status}${why ? ` (${why})` : ""}`);
-        expect(patchProblems(user, input, outcome), `${outcome.status} ${JSON.stringify(outcome.body).slice(0, 500)}`).toEqual([]);
+        expect(
+          patchProblems(user, input, outcome),
+          `${outcome.status} ${JSON.stringify(outcome.body).slice(0, 500)}`,
+        ).toEqual([]);
 
         if (machine) {
-          const after = (await clusterState(target.stubUrl, readKey, machine.clusterId)) as { machines?: { id: string }[] };
+          const after = (await clusterState(target.stubUrl, readKey, machine.clusterId)) as {
+            machines?: { id: string }[];
+          };
           if (outcome.status !== 200) expect(after, "a refused PATCH changed the cluster").toEqual(before);
-          else expect(after.machines?.find((m) => m.id === id), "the cluster does not show the accepted PATCH").toEqual(data);
+          else
+            expect(
+              after.machines?.find((m) => m.id === id),
+              "the cluster does not show the accepted PATCH",
+            ).toEqual(data);
         }
       },
       defaultRuns,
@@ -72,12 +98,20 @@ describe.each<TargetName>(["stub", "gateway"])("schema-valid requests, %s", (tar
         const outcome = { status: response.status, body: data ?? error };
         count(`${targetName} createApiKey ${outcome.status}`);
         const ids = keyIds.get(user) ?? new Set();
-        expect(createKeyProblems(user, input, outcome, ids), `${outcome.status} ${JSON.stringify(outcome.body).slice(0, 500)}`).toEqual([]);
+        expect(
+          createKeyProblems(user, input, outcome, ids),
+          `${outcome.status} ${JSON.stringify(outcome.body).slice(0, 500)}`,
+        ).toEqual([]);
         if (data) {
           ids.add(body.apikeyId);
           const created = createComputeClient({ baseUrl: target.url, apiKey: data.key, retry: false });
-          const { data: found } = await created.GET("/v1/resources/search", { params: { query: { query: "type:project" } } });
-          expect(new Set(found?.results.map((r) => r.resourceName.replace(/^projects\//, ""))), "the new key does not act for its user").toEqual(facts.projectsOf(user));
+          const { data: found } = await created.GET("/v1/resources/search", {
+            params: { query: { query: "type:project" } },
+          });
+          expect(
+            new Set(found?.results.map((r) => r.resourceName.replace(/^projects\//, ""))),
+            "the new key does not act for its user",
+          ).toEqual(facts.projectsOf(user));
         }
       },
       defaultRuns,
@@ -90,10 +124,15 @@ describe.each<TargetName>(["stub", "gateway"])("schema-valid requests, %s", (tar
       searchCases,
       async ({ user, input }) => {
         const query = input.query[0]?.[1] ?? "";
-        const { data, error, response } = await clients[user].GET("/v1/resources/search", { params: { query: { query } } });
+        const { data, error, response } = await clients[user].GET("/v1/resources/search", {
+          params: { query: { query } },
+        });
         const outcome = { status: response.status, body: data ?? error };
         count(`${targetName} searchResources ${outcome.status}${data?.results.length ? " with results" : ""}`);
-        expect(searchProblems(user, input, outcome), `${JSON.stringify(query)} → ${outcome.status} ${JSON.stringify(outcome.body).slice(0, 500)}`).toEqual([]);
+        expect(
+          searchProblems(user, input, outcome),
+          `${JSON.stringify(query)} → ${outcome.status} ${JSON.stringify(outcome.body).slice(0, 500)}`,
+        ).toEqual([]);
       },
       defaultRuns,
     );

@@ -7,7 +7,7 @@
 import { Writable } from "node:stream";
 import { createComputeClient } from "@compute-api/client";
 import { createLogger } from "@compute-api/contract";
-import { startServer, type FaultOptions, type RunningStub } from "@compute-api/stub-server";
+import { type FaultOptions, type RunningStub, startServer } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const key = "cak_resilience-alice";
@@ -19,11 +19,18 @@ const lines: { reqId: string; fault?: string; res: { status: number } }[] = [];
 function start(faults: FaultOptions): Promise<RunningStub> {
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as (typeof lines)[number]);
+      for (const line of chunk.toString().split("\n").filter(Boolean))
+        lines.push(JSON.parse(line) as (typeof lines)[number]);
       done();
     },
   });
-  return startServer({ port: 0, host: "127.0.0.1", apiKeys: { alice: key }, logger: createLogger({ destination }), faults });
+  return startServer({
+    port: 0,
+    host: "127.0.0.1",
+    apiKeys: { alice: key },
+    logger: createLogger({ destination }),
+    faults,
+  });
 }
 
 beforeAll(async () => {
@@ -38,18 +45,31 @@ const attempts = (id: string) => lines.filter((l) => l.reqId === id);
 
 describe("the client against the stub's faults", () => {
   it("retries a GET the rate limit refused, after the Retry-After the stub sent, and gets its answer", async () => {
-    const client = createComputeClient({ baseUrl: limited.url, apiKey: key, headers: { "x-request-id": "rate-limited" } });
-    expect((await client.GET("/v1/resources/search", { params: { query: { query: "alpha" } } })).response.status).toBe(200);
+    const client = createComputeClient({
+      baseUrl: limited.url,
+      apiKey: key,
+      headers: { "x-request-id": "rate-limited" },
+    });
+    expect((await client.GET("/v1/resources/search", { params: { query: { query: "alpha" } } })).response.status).toBe(
+      200,
+    );
     const started = performance.now();
     const { response, data } = await client.GET("/v1/resources/search", { params: { query: { query: "alpha" } } });
     expect(response.status).toBe(200);
     expect(data?.results.length).toBeGreaterThan(0);
     expect(performance.now() - started).toBeGreaterThanOrEqual(950);
-    await expect.poll(() => attempts("rate-limited").map((l) => l.fault ?? l.res.status)).toEqual([200, "rate-limit", 200]);
+    await expect
+      .poll(() => attempts("rate-limited").map((l) => l.fault ?? l.res.status))
+      .toEqual([200, "rate-limit", 200]);
   });
 
   it("retries a GET answered 503 until its attempts run out, waiting as the stub asks each time", async () => {
-    const client = createComputeClient({ baseUrl: stub.url, apiKey: key, retry: { maxAttempts: 2 }, headers: { prefer: "code=503", "x-request-id": "unavailable" } });
+    const client = createComputeClient({
+      baseUrl: stub.url,
+      apiKey: key,
+      retry: { maxAttempts: 2 },
+      headers: { prefer: "code=503", "x-request-id": "unavailable" },
+    });
     const started = performance.now();
     const { response, error } = await client.GET("/v1/resources/search", { params: { query: { query: "alpha" } } });
     expect(response.status).toBe(503);
@@ -64,10 +84,17 @@ describe("the client against the stub's faults", () => {
     ["POST", 429],
   ])("never retries a %s, even answered %i with Retry-After", async (method, status) => {
     const id = `no-retry-${method}`;
-    const client = createComputeClient({ baseUrl: stub.url, apiKey: key, headers: { prefer: `code=${status}`, "x-request-id": id } });
+    const client = createComputeClient({
+      baseUrl: stub.url,
+      apiKey: key,
+      headers: { prefer: `code=${status}`, "x-request-id": id },
+    });
     const { response } =
       method === "PATCH"
-        ? await client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", { params: { path: { projectId: "proj-alpha", id: "cm-alpha-01" } }, body: { state: "ACTIVE" } })
+        ? await client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", {
+            params: { path: { projectId: "proj-alpha", id: "cm-alpha-01" } },
+            body: { state: "ACTIVE" },
+          })
         : await client.POST("/v1/api-keys", { body: { apikeyId: "never-retried" } });
     expect(response.status).toBe(status);
     await new Promise((resolve) => setTimeout(resolve, 1300));
@@ -75,16 +102,30 @@ describe("the client against the stub's faults", () => {
   });
 
   it("gives up on an answer slower than its timeout with a TimeoutError", async () => {
-    const client = createComputeClient({ baseUrl: stub.url, apiKey: key, timeoutMs: 300, headers: { prefer: "latency=2000" } });
+    const client = createComputeClient({
+      baseUrl: stub.url,
+      apiKey: key,
+      timeoutMs: 300,
+      headers: { prefer: "latency=2000" },
+    });
     const started = performance.now();
-    const thrown = await client.GET("/v1/resources/search", { params: { query: { query: "alpha" } } }).catch((error: unknown) => error);
+    const thrown = await client
+      .GET("/v1/resources/search", { params: { query: { query: "alpha" } } })
+      .catch((error: unknown) => error);
     expect(thrown).toHaveProperty("name", "TimeoutError");
     expect(performance.now() - started).toBeLessThan(1500);
   });
 
   it("counts the waits between retries in its timeout", async () => {
-    const client = createComputeClient({ baseUrl: stub.url, apiKey: key, timeoutMs: 500, headers: { prefer: "code=503" } });
-    const thrown = await client.GET("/v1/resources/search", { params: { query: { query: "alpha" } } }).catch((error: unknown) => error);
+    const client = createComputeClient({
+      baseUrl: stub.url,
+      apiKey: key,
+      timeoutMs: 500,
+      headers: { prefer: "code=503" },
+    });
+    const thrown = await client
+      .GET("/v1/resources/search", { params: { query: { query: "alpha" } } })
+      .catch((error: unknown) => error);
     expect(thrown).toHaveProperty("name", "TimeoutError");
   });
 });

@@ -6,9 +6,18 @@
  * forwards a search to it, `npx compute-conformance` holds it to the spec, and a strict TypeScript consumer (skipLibCheck off, `nodenext` and `bundler`
  * resolution) type-checks against the installed packages' declarations.
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -26,7 +35,13 @@ interface Packed {
   filename: string;
   files: { path: string }[];
 }
-type Manifest = Record<string, unknown> & { name: string; version: string; scripts?: Record<string, string>; dependencies?: Record<string, string>; repository?: { directory?: string } };
+type Manifest = Record<string, unknown> & {
+  name: string;
+  version: string;
+  scripts?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  repository?: { directory?: string };
+};
 type LockEntry = Record<string, unknown> & { version?: string; resolved?: string; link?: boolean; dev?: boolean };
 
 const scratch = mkdtempSync(join(tmpdir(), "compute-api-packages-"));
@@ -44,17 +59,31 @@ async function manifestOf(tarball: string): Promise<Manifest> {
  * workspaces at run time (plus @types/node), each with its registry URL, so that `npm ci --offline` takes them
  * from npm's cache by integrity and never needs the registry's metadata.
  */
-function consumerLock(dependencies: Record<string, string>, tarballs: Record<string, LockEntry>, devDependencies: Record<string, string>): object {
-  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+function consumerLock(
+  dependencies: Record<string, string>,
+  tarballs: Record<string, LockEntry>,
+  devDependencies: Record<string, string>,
+): object {
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+    packages: Record<string, LockEntry>;
+  };
   const packages: Record<string, LockEntry> = {};
   for (const [key, entry] of Object.entries(lock.packages)) {
     if (!key.startsWith("node_modules/") || entry.link || key.startsWith("node_modules/@compute-api/")) continue;
     if (entry.dev && !/^node_modules\/(@types\/node|undici-types)$/.test(key)) continue;
     const { dev: _dev, devOptional: _devOptional, peer: _peer, ...rest } = entry;
     const name = key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length);
-    packages[key] = { ...rest, resolved: rest.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split("/").pop()}-${rest.version}.tgz` };
+    packages[key] = {
+      ...rest,
+      resolved: rest.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split("/").pop()}-${rest.version}.tgz`,
+    };
   }
-  return { name: "consumer", lockfileVersion: 3, requires: true, packages: { "": { name: "consumer", dependencies, devDependencies }, ...tarballs, ...packages } };
+  return {
+    name: "consumer",
+    lockfileVersion: 3,
+    requires: true,
+    packages: { "": { name: "consumer", dependencies, devDependencies }, ...tarballs, ...packages },
+  };
 }
 
 /** Starts an installed command with npx in the consumer; resolves with its output once it matches `until`. */
@@ -63,7 +92,10 @@ function start(args: string[], until: RegExp): Promise<string> {
   children.push(child);
   return new Promise((resolve, reject) => {
     let output = "";
-    const timer = setTimeout(() => reject(new Error(`${args[0]} printed nothing like ${until} within 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${args[0]} printed nothing like ${until} within 30 s:\n${output}`)),
+      30_000,
+    );
     const check = (chunk: Buffer) => {
       output += chunk.toString();
       if (until.test(output)) {
@@ -80,40 +112,70 @@ function start(args: string[], until: RegExp): Promise<string> {
 beforeAll(async () => {
   const tarballDir = join(consumer, "tarballs");
   mkdirSync(tarballDir, { recursive: true });
-  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", tarballDir, ...workspaces.flatMap((w) => ["-w", `packages/${w}`])], { cwd: root });
-  packed = await Promise.all((JSON.parse(stdout) as Packed[]).map(async (p) => ({ ...p, manifest: await manifestOf(join(tarballDir, p.filename)) })));
+  const { stdout } = await run(
+    "npm",
+    ["pack", "--json", "--pack-destination", tarballDir, ...workspaces.flatMap((w) => ["-w", `packages/${w}`])],
+    { cwd: root },
+  );
+  packed = await Promise.all(
+    (JSON.parse(stdout) as Packed[]).map(async (p) => ({
+      ...p,
+      manifest: await manifestOf(join(tarballDir, p.filename)),
+    })),
+  );
 
   const dependencies: Record<string, string> = {};
   const tarballs: Record<string, LockEntry> = {};
   for (const { filename, manifest } of packed) {
     const spec = `file:tarballs/${filename}`;
     dependencies[manifest.name] = spec;
-    const integrity = `sha512-${createHash("sha512").update(readFileSync(join(tarballDir, filename))).digest("base64")}`;
+    const integrity = `sha512-${createHash("sha512")
+      .update(readFileSync(join(tarballDir, filename)))
+      .digest("base64")}`;
     const { name: _name, version, license, dependencies: deps, bin, engines } = manifest;
-    tarballs[`node_modules/${manifest.name}`] = { version, resolved: spec, integrity, license, ...(deps ? { dependencies: deps } : {}), ...(bin ? { bin } : {}), ...(engines ? { engines } : {}) };
+    tarballs[`node_modules/${manifest.name}`] = {
+      version,
+      resolved: spec,
+      integrity,
+      license,
+      ...(deps ? { dependencies: deps } : {}),
+      ...(bin ? { bin } : {}),
+      ...(engines ? { engines } : {}),
+    };
   }
   const typesNode = createRequire(import.meta.url)("@types/node/package.json") as { version: string };
   const devDependencies = { "@types/node": typesNode.version };
-  writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module", dependencies, devDependencies }, null, 2));
-  writeFileSync(join(consumer, "package-lock.json"), JSON.stringify(consumerLock(dependencies, tarballs, devDependencies), null, 2));
+  writeFileSync(
+    join(consumer, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module", dependencies, devDependencies }, null, 2),
+  );
+  writeFileSync(
+    join(consumer, "package-lock.json"),
+    JSON.stringify(consumerLock(dependencies, tarballs, devDependencies), null, 2),
+  );
   await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: consumer });
 }, 180_000);
 
 afterAll(async () => {
   for (const child of children) child.kill("SIGTERM");
-  await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((done) => child.once("exit", done)) : undefined)));
+  await Promise.all(
+    children.map((child) => (child.exitCode === null ? new Promise((done) => child.once("exit", done)) : undefined)),
+  );
   rmSync(scratch, { recursive: true, force: true });
 });
 
 describe("the tarballs", () => {
-  it.each(workspaces)("%s: a LICENSE, a README, its repository folder, keywords, MIT, and no script that runs on install", (workspace) => {
-    const p = packed.find((x) => x.manifest.repository?.directory === `packages/${workspace}`);
-    expect(p, `no tarball of packages/${workspace}`).toBeDefined();
-    const files = p!.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json"]));
-    expect(p!.manifest).toMatchObject({ license: "MIT", keywords: expect.arrayContaining([expect.any(String)]) });
-    expect(Object.keys(p!.manifest.scripts ?? {}).filter((s) => lifecycle.includes(s))).toEqual([]);
-  });
+  it.each(workspaces)(
+    "%s: a LICENSE, a README, its repository folder, keywords, MIT, and no script that runs on install",
+    (workspace) => {
+      const p = packed.find((x) => x.manifest.repository?.directory === `packages/${workspace}`);
+      expect(p, `no tarball of packages/${workspace}`).toBeDefined();
+      const files = p!.files.map((f) => f.path);
+      expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json"]));
+      expect(p!.manifest).toMatchObject({ license: "MIT", keywords: expect.arrayContaining([expect.any(String)]) });
+      expect(Object.keys(p!.manifest.scripts ?? {}).filter((s) => lifecycle.includes(s))).toEqual([]);
+    },
+  );
 
   it("the spec's README is written for spec consumers, not the repository's", () => {
     const readme = readFileSync(join(consumer, "node_modules/@compute-api/spec/README.md"), "utf8");
@@ -133,19 +195,35 @@ describe("the tarballs", () => {
 
 describe("installed from the tarballs into an empty project", () => {
   it("npx compute-stub --port 0 starts and answers a search with the key it printed; compute-gateway forwards it; compute-conformance passes it", async () => {
-    const output = await start(["compute-stub", "--port", "0", "--log-level", "silent"], /listening on (\S+)[\s\S]*\n {2}(cak_\S+)/);
+    const output = await start(
+      ["compute-stub", "--port", "0", "--log-level", "silent"],
+      /listening on (\S+)[\s\S]*\n {2}(cak_\S+)/,
+    );
     const [, url, key] = /listening on (\S+)[\s\S]*\n {2}(cak_\S+)/.exec(output)!;
     const res = await fetch(`${url}/v1/resources/search?query=train`, { headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { results: unknown[] }).results.length).toBeGreaterThan(0);
 
-    const gateway = await start(["compute-gateway", "--upstream", url!, "--port", "0"], /"msg":"compute-gateway listening"/);
+    const gateway = await start(
+      ["compute-gateway", "--upstream", url!, "--port", "0"],
+      /"msg":"compute-gateway listening"/,
+    );
     const gatewayUrl = /"url":"([^"]+)"/.exec(gateway)?.[1];
-    const through = await fetch(`${gatewayUrl}/v1/resources/search?query=train`, { headers: { authorization: `Bearer ${key}` } });
+    const through = await fetch(`${gatewayUrl}/v1/resources/search?query=train`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(through.status).toBe(200);
-    expect(await through.json()).toEqual(await (await fetch(`${url}/v1/resources/search?query=train`, { headers: { authorization: `Bearer ${key}` } })).json());
+    expect(await through.json()).toEqual(
+      await (
+        await fetch(`${url}/v1/resources/search?query=train`, { headers: { authorization: `Bearer ${key}` } })
+      ).json(),
+    );
 
-    const { stdout } = await run("npx", ["--offline", "compute-conformance", "--base-url", url!, "--api-key", key!, "--runs", "5", "--rate", "1000"], { cwd: consumer });
+    const { stdout } = await run(
+      "npx",
+      ["--offline", "compute-conformance", "--base-url", url!, "--api-key", key!, "--runs", "5", "--rate", "1000"],
+      { cwd: consumer },
+    );
     expect(stdout).toMatch(/every check passed/);
   });
 
@@ -156,30 +234,38 @@ describe("installed from the tarballs into an empty project", () => {
     }
   });
 
-  it.each(["nodenext", "bundler"])("a strict TypeScript consumer type-checks with skipLibCheck off and %s resolution", async (resolution) => {
-    writeFileSync(
-      join(consumer, `tsconfig.${resolution}.json`),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          skipLibCheck: false,
-          noEmit: true,
-          target: "ES2022",
-          lib: ["ES2023", "DOM"],
-          types: ["node"],
-          ...(resolution === "nodenext" ? { module: "NodeNext", moduleResolution: "NodeNext" } : { module: "ESNext", moduleResolution: "Bundler" }),
-        },
-        files: ["consumer.ts"],
-      }),
-    );
-    writeFileSync(join(consumer, "consumer.ts"), readFileSync(fileURLToPath(new URL("fixtures/consumer.ts", import.meta.url)), "utf8"));
-    const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-    const result = await run(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], { cwd: consumer }).then(
-      () => "",
-      (error: { stdout: string }) => error.stdout,
-    );
-    expect(result).toBe("");
-  });
+  it.each(["nodenext", "bundler"])(
+    "a strict TypeScript consumer type-checks with skipLibCheck off and %s resolution",
+    async (resolution) => {
+      writeFileSync(
+        join(consumer, `tsconfig.${resolution}.json`),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            skipLibCheck: false,
+            noEmit: true,
+            target: "ES2022",
+            lib: ["ES2023", "DOM"],
+            types: ["node"],
+            ...(resolution === "nodenext"
+              ? { module: "NodeNext", moduleResolution: "NodeNext" }
+              : { module: "ESNext", moduleResolution: "Bundler" }),
+          },
+          files: ["consumer.ts"],
+        }),
+      );
+      writeFileSync(
+        join(consumer, "consumer.ts"),
+        readFileSync(fileURLToPath(new URL("fixtures/consumer.ts", import.meta.url)), "utf8"),
+      );
+      const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+      const result = await run(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], { cwd: consumer }).then(
+        () => "",
+        (error: { stdout: string }) => error.stdout,
+      );
+      expect(result).toBe("");
+    },
+  );
 });
 
 describe("in this repository", () => {
@@ -187,9 +273,12 @@ describe("in this repository", () => {
     ["compute-stub", "packages/stub-server/bin/compute-stub.js"],
     ["compute-gateway", "packages/gateway/bin/compute-gateway.js"],
     ["compute-conformance", "packages/conformance/bin/compute-conformance.js"],
-  ])("%s is linked by npm install to a committed file, so the first install of a fresh clone links it", (command, file) => {
-    const link = join(root, "node_modules/.bin", command);
-    expect(existsSync(link)).toBe(true);
-    expect(realpathSync(resolve(dirname(link), readlinkSync(link)))).toBe(realpathSync(join(root, file)));
-  });
+  ])(
+    "%s is linked by npm install to a committed file, so the first install of a fresh clone links it",
+    (command, file) => {
+      const link = join(root, "node_modules/.bin", command);
+      expect(existsSync(link)).toBe(true);
+      expect(realpathSync(resolve(dirname(link), readlinkSync(link)))).toBe(realpathSync(join(root, file)));
+    },
+  );
 });

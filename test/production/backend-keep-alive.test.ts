@@ -11,11 +11,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createGateway, type Gateway } from "@compute-api/gateway";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { skipWithoutNginx, startNginx, type Nginx } from "../support/nginx.js";
-import { call, counter, failures, startLoggedStub, type LoggedStub, type Outcome } from "./support.js";
+import { type Nginx, skipWithoutNginx, startNginx } from "../support/nginx.js";
+import { call, counter, failures, type LoggedStub, type Outcome, startLoggedStub } from "./support.js";
 
 /** A gateway on an ephemeral port. */
-async function startGateway(upstream: string, upstreamKeepAliveTimeoutMs?: number): Promise<{ gateway: Gateway; server: Server; url: string }> {
+async function startGateway(
+  upstream: string,
+  upstreamKeepAliveTimeoutMs?: number,
+): Promise<{ gateway: Gateway; server: Server; url: string }> {
   const gateway = await createGateway({
     upstream,
     ...(upstreamKeepAliveTimeoutMs === undefined ? {} : { upstreamKeepAliveTimeoutMs }),
@@ -30,12 +33,18 @@ async function startGateway(upstream: string, upstreamKeepAliveTimeoutMs?: numbe
  * Sends `bursts` bursts of `size` requests at once, GETs and PATCHes in turn, each after an idle gap that steps
  * across `edgeMs`, the backend's keep-alive timeout, from 60 ms short of it to 60 ms past it.
  */
-async function burstsAtTheEdge(base: string, edgeMs: number, { bursts, size }: { bursts: number; size: number }): Promise<Outcome[]> {
+async function burstsAtTheEdge(
+  base: string,
+  edgeMs: number,
+  { bursts, size }: { bursts: number; size: number },
+): Promise<Outcome[]> {
   const agent = new Agent({ connections: size, keepAliveTimeout: 60_000 });
   const outcomes: Outcome[] = [];
   try {
     for (let burst = 0; burst < bursts; burst++) {
-      const sent = Array.from({ length: size }, (_, i) => call(agent, base, i % 2 === 1 ? "PATCH" : "GET", `edge${edgeMs}`));
+      const sent = Array.from({ length: size }, (_, i) =>
+        call(agent, base, i % 2 === 1 ? "PATCH" : "GET", `edge${edgeMs}`),
+      );
       outcomes.push(...(await Promise.all(sent)));
       await sleep(edgeMs - 60 + Math.round((120 * burst) / Math.max(1, bursts - 1)));
     }
@@ -48,7 +57,8 @@ async function burstsAtTheEdge(base: string, edgeMs: number, { bursts, size }: {
 /** PATCHes the backend received more than once, by request id. */
 function patchedTwice(stub: LoggedStub): string[] {
   const seen = new Map<string, number>();
-  for (const line of stub.logs) if (line.req?.method === "PATCH" && line.reqId) seen.set(line.reqId, (seen.get(line.reqId) ?? 0) + 1);
+  for (const line of stub.logs)
+    if (line.req?.method === "PATCH" && line.reqId) seen.set(line.reqId, (seen.get(line.reqId) ?? 0) + 1);
   return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
 }
 
@@ -80,22 +90,26 @@ describe.skipIf(skipWithoutNginx())("the gateway in front of backends that close
   it.concurrent.each([
     ["nginx (keepalive_timeout 2 s, gzip)", () => nginx.url, 2000, () => behindNginx],
     ["node:http (keepAliveTimeout 1 s)", () => nodeBackend.url, 1000, () => nodeBackend],
-  ])("%s: bursts of GETs and PATCHes at the keep-alive edge all succeed, each PATCH applied once", async (_name, url, edgeMs, stub) => {
-    const { gateway, server, url: base } = await startGateway(url());
-    try {
-      const outcomes = await burstsAtTheEdge(base, edgeMs, { bursts: 7, size: 16 });
-      expect(failures(outcomes)).toEqual({});
-      expect(outcomes.filter((o) => o.method === "PATCH")).toHaveLength(7 * 8);
-      expect(patchedTwice(stub())).toEqual([]);
-      const metrics = await gateway.metrics.registry.metrics();
-      // PATCHes are never retried, whatever happened to their connection.
-      expect(counter(metrics, "gateway_upstream_retries_total", { operation_id: "updateClusterMachine" })).toBe(0);
-    } finally {
-      server.closeAllConnections();
-      server.close();
-      await gateway.close();
-    }
-  }, 120_000);
+  ])(
+    "%s: bursts of GETs and PATCHes at the keep-alive edge all succeed, each PATCH applied once",
+    async (_name, url, edgeMs, stub) => {
+      const { gateway, server, url: base } = await startGateway(url());
+      try {
+        const outcomes = await burstsAtTheEdge(base, edgeMs, { bursts: 7, size: 16 });
+        expect(failures(outcomes)).toEqual({});
+        expect(outcomes.filter((o) => o.method === "PATCH")).toHaveLength(7 * 8);
+        expect(patchedTwice(stub())).toEqual([]);
+        const metrics = await gateway.metrics.registry.metrics();
+        // PATCHes are never retried, whatever happened to their connection.
+        expect(counter(metrics, "gateway_upstream_retries_total", { operation_id: "updateClusterMachine" })).toBe(0);
+      } finally {
+        server.closeAllConnections();
+        server.close();
+        await gateway.close();
+      }
+    },
+    120_000,
+  );
 
   it("nginx closing each reused connection under the request (return 444): GETs are sent again on a new connection and counted, PATCHes never", async () => {
     // A real nginx that closes, without an answer, every request that comes on a connection it already served:
@@ -121,9 +135,21 @@ describe.skipIf(skipWithoutNginx())("the gateway in front of backends that close
         await sleep(50);
       }
       // Each second request met a reused connection: the GETs went again on a new one, the PATCH was refused 502.
-      expect(outcomes.map((o) => `${o.method} ${o.status}`)).toEqual(["GET 200", "GET 200", "GET 200", "GET 200", "PATCH 200", "PATCH 502"]);
+      expect(outcomes.map((o) => `${o.method} ${o.status}`)).toEqual([
+        "GET 200",
+        "GET 200",
+        "GET 200",
+        "GET 200",
+        "PATCH 200",
+        "PATCH 502",
+      ]);
       const metrics = await gateway.metrics.registry.metrics();
-      expect(counter(metrics, "gateway_upstream_retries_total", { operation_id: "searchResources", reason: "connection_closed" })).toBe(2);
+      expect(
+        counter(metrics, "gateway_upstream_retries_total", {
+          operation_id: "searchResources",
+          reason: "connection_closed",
+        }),
+      ).toBe(2);
       expect(counter(metrics, "gateway_upstream_retries_total", { operation_id: "updateClusterMachine" })).toBe(0);
       // The PATCH that met the closed connection never reached the stub.
       const failed = outcomes.at(-1)!.id;

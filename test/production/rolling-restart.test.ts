@@ -7,17 +7,17 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { skipWithoutNginx, startNginx, type Nginx } from "../support/nginx.js";
+import { type Nginx, skipWithoutNginx, startNginx } from "../support/nginx.js";
 import {
   call,
   failures,
   freePort,
-  killGatewayProcesses,
-  startGatewayProcess,
-  startLoggedStub,
   type GatewayProcess,
+  killGatewayProcesses,
   type LoggedStub,
   type Outcome,
+  startGatewayProcess,
+  startLoggedStub,
 } from "./support.js";
 
 /** Below the balancer's idle time for its pooled connections (2 s), as the README advises. */
@@ -44,7 +44,8 @@ function steadyTraffic(base: string, clients: number): { stop(): Promise<Outcome
 /** PATCHes the backend received more than once, by request id. */
 function patchedTwice(stub: LoggedStub): string[] {
   const seen = new Map<string, number>();
-  for (const line of stub.logs) if (line.req?.method === "PATCH" && line.reqId) seen.set(line.reqId, (seen.get(line.reqId) ?? 0) + 1);
+  for (const line of stub.logs)
+    if (line.req?.method === "PATCH" && line.reqId) seen.set(line.reqId, (seen.get(line.reqId) ?? 0) + 1);
   return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
 }
 
@@ -84,36 +85,51 @@ describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind ng
   it.each([
     ["one process each", [] as string[], 1],
     ["--workers 2 each", ["--workers", "2"], 2],
-  ])("%s: under steady GETs and PATCHes, no request fails and no PATCH is applied twice", async (_name, extra, listeners) => {
-    const args = (port: number) => ["--upstream", stub.url, "--port", String(port), "--shutdown-grace", String(shutdownGraceMs), ...extra];
-    const gateways: GatewayProcess[] = [];
-    for (const port of ports) gateways.push(await startGatewayProcess(args(port), listeners));
-    const traffic = steadyTraffic(nginx.url, 8);
-    const drains: number[] = [];
-    try {
-      await sleep(500);
-      for (const [i, port] of ports.entries()) {
-        const old = gateways[i]!;
-        const signalled = Date.now();
-        old.child.kill("SIGTERM");
-        const code = await Promise.race([old.exited, sleep(15_000).then(() => "still running 15 s after SIGTERM")]);
-        drains.push(Date.now() - signalled);
-        expect(code, old.output()).toBe(0);
-        expect(old.output()).not.toMatch(/request cut/);
-        expect(old.output()).toMatch(/compute-gateway stopped: no connection left/);
-        gateways[i] = await startGatewayProcess(args(port), listeners);
+  ])(
+    "%s: under steady GETs and PATCHes, no request fails and no PATCH is applied twice",
+    async (_name, extra, listeners) => {
+      const args = (port: number) => [
+        "--upstream",
+        stub.url,
+        "--port",
+        String(port),
+        "--shutdown-grace",
+        String(shutdownGraceMs),
+        ...extra,
+      ];
+      const gateways: GatewayProcess[] = [];
+      for (const port of ports) gateways.push(await startGatewayProcess(args(port), listeners));
+      const traffic = steadyTraffic(nginx.url, 8);
+      const drains: number[] = [];
+      try {
         await sleep(500);
+        for (const [i, port] of ports.entries()) {
+          const old = gateways[i]!;
+          const signalled = Date.now();
+          old.child.kill("SIGTERM");
+          const code = await Promise.race([old.exited, sleep(15_000).then(() => "still running 15 s after SIGTERM")]);
+          drains.push(Date.now() - signalled);
+          expect(code, old.output()).toBe(0);
+          expect(old.output()).not.toMatch(/request cut/);
+          expect(old.output()).toMatch(/compute-gateway stopped: no connection left/);
+          gateways[i] = await startGatewayProcess(args(port), listeners);
+          await sleep(500);
+        }
+      } finally {
+        const outcomes = await traffic.stop();
+        for (const gateway of gateways) gateway.child.kill("SIGTERM");
+        await Promise.all(gateways.map((gateway) => gateway.exited));
+        const errors = nginx
+          .errorLog()
+          .split("\n")
+          .filter((l) => /\[error\]/.test(l) && !/Connection refused/.test(l));
+        expect(failures(outcomes), errors.slice(0, 5).join("\n")).toEqual({});
+        expect(outcomes.length).toBeGreaterThan(100);
+        expect(patchedTwice(stub)).toEqual([]);
+        // Each old process exited once its connections were gone: the balancer's idle time, not a fixed delay.
+        for (const ms of drains) expect(ms).toBeLessThan(shutdownGraceMs + 2000);
       }
-    } finally {
-      const outcomes = await traffic.stop();
-      for (const gateway of gateways) gateway.child.kill("SIGTERM");
-      await Promise.all(gateways.map((gateway) => gateway.exited));
-      const errors = nginx.errorLog().split("\n").filter((l) => /\[error\]/.test(l) && !/Connection refused/.test(l));
-      expect(failures(outcomes), errors.slice(0, 5).join("\n")).toEqual({});
-      expect(outcomes.length).toBeGreaterThan(100);
-      expect(patchedTwice(stub)).toEqual([]);
-      // Each old process exited once its connections were gone: the balancer's idle time, not a fixed delay.
-      for (const ms of drains) expect(ms).toBeLessThan(shutdownGraceMs + 2000);
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });

@@ -1,5 +1,5 @@
 /** What the production suites share: a stub backend that logs into memory, traffic through undici, the metrics. */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { Writable } from "node:stream";
@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { createLogger } from "@compute-api/contract";
 import { createApp } from "@compute-api/stub-server";
-import { Agent, request } from "undici";
+import { type Agent, request } from "undici";
 
 /** alice's key, known to every stub these suites start. */
 export const aliceKey = "cak_production-test-alice-0001";
@@ -96,7 +96,8 @@ export function counter(metrics: string, name: string, labels: Record<string, st
   let sum = 0;
   for (const line of metrics.split("\n")) {
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
   }
   return sum;
 }
@@ -104,7 +105,8 @@ export function counter(metrics: string, name: string, labels: Record<string, st
 /** Statuses other than 200, by status, for a failure message that says what went wrong. */
 export function failures(outcomes: Outcome[]): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const o of outcomes) if (o.status !== 200) counts[`${o.method} ${o.status}`] = (counts[`${o.method} ${o.status}`] ?? 0) + 1;
+  for (const o of outcomes)
+    if (o.status !== 200) counts[`${o.method} ${o.status}`] = (counts[`${o.method} ${o.status}`] ?? 0) + 1;
   return counts;
 }
 
@@ -141,9 +143,14 @@ export async function startGatewayProcess(args: string[], listeners = 1): Promis
   });
   started.add(child);
   let text = "";
-  child.stdout?.on("data", (chunk: Buffer) => void (text += chunk.toString("utf8")));
-  child.stderr?.on("data", (chunk: Buffer) => void (text += chunk.toString("utf8")));
-  const exited = new Promise<number | string | null>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal)));
+  const append = (chunk: Buffer) => {
+    text += chunk.toString("utf8");
+  };
+  child.stdout?.on("data", append);
+  child.stderr?.on("data", append);
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? signal)),
+  );
   const deadline = Date.now() + 20_000;
   while ((text.match(/compute-gateway listening/g) ?? []).length < listeners) {
     if (child.exitCode !== null || Date.now() > deadline) {

@@ -9,7 +9,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../..");
-type Doc = { info: { version: string }; components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> } };
+type Doc = {
+  info: { version: string };
+  components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> };
+};
 
 let dir: string;
 let spec: Doc;
@@ -23,7 +26,8 @@ async function check(current: Doc): Promise<{ code: number; output: string }> {
       path.join(root, "node_modules", ".bin", "tsx"),
       ["scripts/check-breaking.ts", "--current", file],
       { cwd: root },
-      (error, stdout, stderr) => resolve({ code: typeof error?.code === "number" ? error.code : 0, output: stdout + stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: typeof error?.code === "number" ? error.code : 0, output: stdout + stderr }),
     );
   });
 }
@@ -37,10 +41,15 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe("check:breaking", () => {
   it("fails on a removed response field, a new required request field and a removed request enum value", async () => {
     const broken = structuredClone(spec);
-    delete broken.components.schemas["Cluster"]!.properties["startScript"];
-    broken.components.schemas["CreateApiKeyRequest"]!.properties["owner"] = { type: "string", maxLength: 10, pattern: "^[a-z]+$", description: "Owner." };
-    broken.components.schemas["CreateApiKeyRequest"]!.required!.push("owner");
-    const powerStates = broken.components.schemas["MachinePowerState"] as unknown as { enum: string[] };
+    delete broken.components.schemas.Cluster!.properties.startScript;
+    broken.components.schemas.CreateApiKeyRequest!.properties.owner = {
+      type: "string",
+      maxLength: 10,
+      pattern: "^[a-z]+$",
+      description: "Owner.",
+    };
+    broken.components.schemas.CreateApiKeyRequest!.required!.push("owner");
+    const powerStates = broken.components.schemas.MachinePowerState as unknown as { enum: string[] };
     powerStates.enum = powerStates.enum.filter((v) => v !== "REBOOTING");
     const { code, output } = await check(broken);
     expect(code).toBe(1);
@@ -52,7 +61,7 @@ describe("check:breaking", () => {
 
   it("allows the same change when the major version is raised", async () => {
     const broken = structuredClone(spec);
-    delete broken.components.schemas["ClusterMachine"]!.properties["architecture"];
+    delete broken.components.schemas.ClusterMachine!.properties.architecture;
     broken.info.version = "2.0.0";
     const { code, output } = await check(broken);
     expect(output).toMatch(/allowed because the major version was raised to 2\.0\.0/);

@@ -13,9 +13,12 @@ describe("Decimal grammar", () => {
   it.each(["2.5", "-0.5", ".5", "5.", "1e10", "2.5E-3", "+1", "0", "007", "1E+2"])("accepts %j", (value) => {
     expect(valid(decimal, { value })).toBe(true);
   });
-  it.each(["", ".", "1,5", "1.2.3", "e5", " 1", "1 ", "NaN", "Infinity", "-", "1e", "0x10", "1_000"])("rejects %j", (value) => {
-    expect(valid(decimal, { value })).toBe(false);
-  });
+  it.each(["", ".", "1,5", "1.2.3", "e5", " 1", "1 ", "NaN", "Infinity", "-", "1e", "0x10", "1_000"])(
+    "rejects %j",
+    (value) => {
+      expect(valid(decimal, { value })).toBe(false);
+    },
+  );
   it("requires value to be a string", () => {
     expect(valid(decimal, { value: 2.5 })).toBe(false);
     expect(valid(decimal, {})).toBe(false);
@@ -74,11 +77,12 @@ describe("UpdateClusterMachineRequest", () => {
 });
 
 describe("searchResources query parameter", () => {
-  const param = (spec.components["parameters"] as Record<string, { schema: Record<string, unknown>; required: boolean }>)["SearchQuery"]!;
+  const param = (spec.components.parameters as Record<string, { schema: Record<string, unknown>; required: boolean }>)
+    .SearchQuery!;
   it("is required with a documented upper bound", () => {
     expect(param.required).toBe(true);
-    expect(param.schema["minLength"]).toBe(1);
-    expect(param.schema["maxLength"]).toBe(256);
+    expect(param.schema.minLength).toBe(1);
+    expect(param.schema.maxLength).toBe(256);
   });
   it.each([
     ["empty", "", false],
@@ -94,8 +98,8 @@ describe("searchResources query parameter", () => {
 describe("response schemas tolerate additive change", () => {
   it("no response object forbids additional properties", () => {
     const requestOnly = new Set(["UpdateClusterMachineRequest", "CreateApiKeyRequest", "NonNegativeDecimal"]);
-    for (const [name, s] of Object.entries(spec.components["schemas"] as Record<string, Record<string, unknown>>)) {
-      if (!requestOnly.has(name)) expect(s["additionalProperties"], name).not.toBe(false);
+    for (const [name, s] of Object.entries(spec.components.schemas as Record<string, Record<string, unknown>>)) {
+      if (!requestOnly.has(name)) expect(s.additionalProperties, name).not.toBe(false);
     }
   });
   it("a cluster machine with an extra field is valid", () => {
@@ -103,8 +107,12 @@ describe("response schemas tolerate additive change", () => {
   });
   it("an error detail of an unknown type is valid, a malformed known one is not", () => {
     const body = (detail: unknown) => ({ code: 400, message: "bad", details: [detail] });
-    expect(valid("#/components/schemas/ErrorBody", body({ "@type": "type.googleapis.com/google.rpc.Help", links: [] }))).toBe(true);
-    expect(valid("#/components/schemas/ErrorBody", body({ "@type": "type.googleapis.com/google.rpc.BadRequest" }))).toBe(false);
+    expect(
+      valid("#/components/schemas/ErrorBody", body({ "@type": "type.googleapis.com/google.rpc.Help", links: [] })),
+    ).toBe(true);
+    expect(
+      valid("#/components/schemas/ErrorBody", body({ "@type": "type.googleapis.com/google.rpc.BadRequest" })),
+    ).toBe(false);
     expect(valid("#/components/schemas/ErrorBody", body({ reason: "NO_TYPE" }))).toBe(false);
   });
   it("a search result must carry exactly its typed object", () => {

@@ -19,7 +19,18 @@ const expected: Record<string, string[]> = {
   SshKeySource: ["SSH_KEY_SOURCE_UNKNOWN", "SSH_KEY_SOURCE_PROJECT", "SSH_KEY_SOURCE_USER", "SSH_KEY_SOURCE_NONE"],
   ClusterState: ["STATE_UNSPECIFIED", "CREATING", "ACTIVE", "UPDATING", "DELETING", "FAILED"],
   MachineState: ["STATE_UNSPECIFIED", "CREATING", "ACTIVE", "DEPLOYING", "DELETING", "FAILED", "UPDATING"],
-  NetworkState: ["STATE_UNKNOWN", "ACTIVE", "CREATING", "DELETED", "DELETING", "FAILED", "STARTING", "STOPPED", "STOPPING", "UPDATING"],
+  NetworkState: [
+    "STATE_UNKNOWN",
+    "ACTIVE",
+    "CREATING",
+    "DELETED",
+    "DELETING",
+    "FAILED",
+    "STARTING",
+    "STOPPED",
+    "STOPPING",
+    "UPDATING",
+  ],
   VmState: [
     "CLONING",
     "CREATING_SNAPSHOT",
@@ -65,7 +76,7 @@ const usedBy: Record<string, string[]> = {
 
 describe("enums", () => {
   it("the spec has no enum schema that this test does not know", () => {
-    const enums = Object.entries(spec.components["schemas"] as Record<string, { enum?: unknown }>)
+    const enums = Object.entries(spec.components.schemas as Record<string, { enum?: unknown }>)
       .filter(([, s]) => Array.isArray(s.enum))
       .map(([name]) => name);
     expect(enums.sort()).toEqual(Object.keys(expected).sort());

@@ -4,7 +4,7 @@ import { spec, validator } from "../support/spec.js";
 
 type MediaType = { schema?: { $ref?: string }; examples?: Record<string, { $ref?: string; value?: unknown }> };
 
-const examples = spec.components["examples"] as Record<string, { value: unknown; summary?: string }>;
+const examples = spec.components.examples as Record<string, { value: unknown; summary?: string }>;
 
 /** Every (example name, schema pointer) pair of the document: operations' bodies and shared responses. */
 function exampleUses(): [string, string, string][] {
@@ -19,15 +19,22 @@ function exampleUses(): [string, string, string][] {
   };
   for (const [path, item] of Object.entries(spec.paths)) {
     for (const [method, op] of Object.entries(item)) {
-      const operation = op as { requestBody?: { content?: Record<string, MediaType> }; responses?: Record<string, { $ref?: string; content?: Record<string, MediaType> }> };
+      const operation = op as {
+        requestBody?: { content?: Record<string, MediaType> };
+        responses?: Record<string, { $ref?: string; content?: Record<string, MediaType> }>;
+      };
       const base = `#/paths/${path.replaceAll("/", "~1")}/${method}`;
-      if (operation.requestBody) visitContent(`${method} ${path} request`, `${base}/requestBody`, operation.requestBody.content);
+      if (operation.requestBody)
+        visitContent(`${method} ${path} request`, `${base}/requestBody`, operation.requestBody.content);
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        if (!response.$ref) visitContent(`${method} ${path} ${status}`, `${base}/responses/${status}`, response.content);
+        if (!response.$ref)
+          visitContent(`${method} ${path} ${status}`, `${base}/responses/${status}`, response.content);
       }
     }
   }
-  for (const [name, response] of Object.entries(spec.components["responses"] as Record<string, { content?: Record<string, MediaType> }>)) {
+  for (const [name, response] of Object.entries(
+    spec.components.responses as Record<string, { content?: Record<string, MediaType> }>,
+  )) {
     visitContent(`response ${name}`, `#/components/responses/${name}`, response.content);
   }
   return uses;
@@ -50,12 +57,14 @@ describe("examples", () => {
     const statusOf: Record<string, number> = {};
     for (const item of Object.values(spec.paths)) {
       for (const op of Object.values(item)) {
-        for (const [status, r] of Object.entries((op as { responses?: Record<string, { $ref?: string }> }).responses ?? {})) {
+        for (const [status, r] of Object.entries(
+          (op as { responses?: Record<string, { $ref?: string }> }).responses ?? {},
+        )) {
           if (r.$ref) statusOf[r.$ref.replace("#/components/responses/", "")] = Number(status);
         }
       }
     }
-    const responses = spec.components["responses"] as Record<string, { content: Record<string, MediaType> }>;
+    const responses = spec.components.responses as Record<string, { content: Record<string, MediaType> }>;
     for (const [name, r] of Object.entries(responses)) {
       const ex = Object.values(r.content["application/json"]?.examples ?? {})[0];
       const value = examples[ex?.$ref?.replace("#/components/examples/", "") ?? ""]?.value as { code: number };

@@ -1,7 +1,7 @@
 /** Every field of every table of §2 and §4 of the seed is in the bundled spec, with the seed's type. */
 import { describe, expect, it } from "vitest";
-import { seedRequests, seedResources, type SeedField } from "../support/seed.js";
-import { allProperties, refName, schema, type Schema } from "../support/spec.js";
+import { type SeedField, seedRequests, seedResources } from "../support/seed.js";
+import { allProperties, refName, type Schema, schema } from "../support/spec.js";
 
 /** Follows a `$ref` to its component schema. */
 const deref = (s: Schema): Schema => (s.$ref ? schema(refName(s) ?? "") : s);
@@ -23,8 +23,8 @@ function expectSeedType(p: Schema | boolean | undefined, type: string, where: st
     expect(refName(prop), where).toMatch(/^(NonNegative)?Decimal$/);
     const target = deref(prop);
     expect(target.required, where).toEqual(["value"]);
-    expect((target.properties?.["value"] as Schema).type, where).toBe("string");
-    expect((target.properties?.["value"] as Schema)["pattern"], where).toBeTypeOf("string");
+    expect((target.properties?.value as Schema | undefined)?.type, where).toBe("string");
+    expect((target.properties?.value as Schema | undefined)?.pattern, where).toBeTypeOf("string");
   } else if (type === "string[]") {
     expect(prop.type, where).toBe("array");
     expect(deref(prop.items ?? {}).type, where).toBe("string");
@@ -35,7 +35,7 @@ function expectSeedType(p: Schema | boolean | undefined, type: string, where: st
     expect(branches.length, where).toBeGreaterThan(0);
     for (const b of branches.map(deref)) {
       expect(b.required, where).toContain("@type");
-      expect((b.properties?.["@type"] as Schema).type, where).toBe("string");
+      expect((b.properties?.["@type"] as Schema | undefined)?.type, where).toBe("string");
     }
   } else if (enumMatch) {
     const target = deref(prop);
@@ -61,7 +61,9 @@ const cases = Object.entries({ ...seedResources, ...seedRequests }).filter(([nam
 
 describe("seed §2 and §4 fields are in the spec", () => {
   it("reads every table of the seed", () => {
-    const counts = Object.fromEntries(Object.entries({ ...seedResources, ...seedRequests }).map(([k, v]) => [k, v.length]));
+    const counts = Object.fromEntries(
+      Object.entries({ ...seedResources, ...seedRequests }).map(([k, v]) => [k, v.length]),
+    );
     expect(counts).toEqual({
       ClusterMachine: 21,
       ApiKeyCreated: 3,
@@ -89,14 +91,14 @@ describe("seed §2 and §4 fields are in the spec", () => {
 
   describe("SearchResult", () => {
     const variants = (schema("SearchResult").oneOf ?? []).map((v) => schema(refName(v) ?? ""));
-    const typed = seedResources["SearchResult"]!.filter((f) => /^[A-Z]/.test(f.type));
-    const common = seedResources["SearchResult"]!.filter((f) => !/^[A-Z]/.test(f.type));
+    const typed = seedResources.SearchResult!.filter((f) => /^[A-Z]/.test(f.type));
+    const common = seedResources.SearchResult!.filter((f) => !/^[A-Z]/.test(f.type));
 
     it.each(common.map((f) => [f.name, f.type]))("every variant has %s: %s", (field, type) => {
       for (const v of variants) {
         const p = allProperties(v)[field];
         if (field === "resourceType") expect((p as Schema).type).toBe("string");
-        else expectSeedType(p, type, `${String(v["title"])}.${field}`);
+        else expectSeedType(p, type, `${String(v.title)}.${field}`);
       }
     });
 
@@ -104,17 +106,18 @@ describe("seed §2 and §4 fields are in the spec", () => {
       const carriers = variants.filter((v) => typeof v.properties?.[field] === "object");
       expect(carriers).toHaveLength(1);
       const carrier = carriers[0]!;
-      expectSeedType(carrier.properties?.[field], type, `${String(carrier["title"])}.${field}`);
+      expectSeedType(carrier.properties?.[field], type, `${String(carrier.title)}.${field}`);
       expect(carrier.required).toEqual(expect.arrayContaining(["resourceType", field]));
-      expect((carrier.properties?.["resourceType"] as Schema)["const"]).toBe(field);
+      expect((carrier.properties?.resourceType as Schema | undefined)?.const).toBe(field);
       for (const other of variants.filter((v) => v !== carrier)) expect(other.properties?.[field]).toBe(false);
     });
 
     it("discriminates on resourceType with a mapping for each typed field", () => {
-      const d = schema("SearchResult")["discriminator"] as { propertyName: string; mapping: Record<string, string> };
+      const d = schema("SearchResult").discriminator as { propertyName: string; mapping: Record<string, string> };
       expect(d.propertyName).toBe("resourceType");
       expect(Object.keys(d.mapping).sort()).toEqual(typed.map((f) => f.name).sort());
-      for (const [value, ref] of Object.entries(d.mapping)) expect(ref).toBe(`#/components/schemas/${value[0]!.toUpperCase()}${value.slice(1)}SearchResult`);
+      for (const [value, ref] of Object.entries(d.mapping))
+        expect(ref).toBe(`#/components/schemas/${value[0]!.toUpperCase()}${value.slice(1)}SearchResult`);
     });
   });
 });

@@ -3,7 +3,7 @@
  * test/support/system.ts: CHROMIUM_PATH, else `chromium` or `chromium-browser` on PATH or in /usr/bin.
  * Suites that use it skip without it (`describe.skipIf(skipWithoutChromium())`), except under CI, where they fail.
  */
-import { chromium, type Browser } from "playwright-core";
+import { type Browser, chromium } from "playwright-core";
 import { chromiumProgram, requireProgram, skipWithout } from "./system.js";
 
 /** Whether the browser suites must skip (Chromium absent, not CI), printing once per run how to get it. */
@@ -15,6 +15,15 @@ export function skipWithoutChromium(): boolean {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: requireProgram(chromiumProgram),
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }

@@ -4,7 +4,7 @@
  * directories in a fresh prefix, so it touches nothing of the system's nginx. Suites skip without nginx
  * (`describe.skipIf(skipWithoutNginx())`), except under CI, where startNginx fails with how to get it.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -59,7 +59,8 @@ process.on("exit", () => {
  * A shell that SIGKILLs nginx's process group ($1) and removes its prefix ($2) when its stdin reaches end of file,
  * which happens however the test process ends, SIGKILL included; told "exited" first, it just exits.
  */
-const watchdogScript = 'while read -r line; do [ "$line" = exited ] && exit 0; done; kill -KILL "-$1" 2>/dev/null; rm -rf "$2"';
+const watchdogScript =
+  'while read -r line; do [ "$line" = exited ] && exit 0; done; kill -KILL "-$1" 2>/dev/null; rm -rf "$2"';
 
 /**
  * Starts nginx with `http` as the body of its http {} block; `http(port)` receives the port nginx must listen on
@@ -86,7 +87,10 @@ async function startOnce(executable: string, http: (port: number) => string): Pr
   const confPath = join(prefix, "nginx.conf");
   writeFileSync(confPath, config(executable, prefix, http(port)));
   // Its own process group, so one signal reaches the master and its workers: a worker outlives a master killed alone.
-  const child = spawn(executable, ["-p", `${prefix}/`, "-c", confPath, "-e", errorPath], { stdio: ["ignore", "ignore", "pipe"], detached: true });
+  const child = spawn(executable, ["-p", `${prefix}/`, "-c", confPath, "-e", errorPath], {
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
+  });
   let stderr = "";
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-10_000)));
   const pid = child.pid;
@@ -101,7 +105,10 @@ async function startOnce(executable: string, http: (port: number) => string): Pr
   }
   running.add(child);
   // Detached too, so the terminal's Ctrl-C, which ends the test process, leaves it to clean up after it.
-  const watchdog = spawn("sh", ["-c", watchdogScript, "nginx-watchdog", String(pid), prefix], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+  const watchdog = spawn("sh", ["-c", watchdogScript, "nginx-watchdog", String(pid), prefix], {
+    stdio: ["pipe", "ignore", "ignore"],
+    detached: true,
+  });
   watchdog.on("error", () => undefined);
   void exited.then(() => {
     running.delete(child);
@@ -112,7 +119,13 @@ async function startOnce(executable: string, http: (port: number) => string): Pr
   /** What nginx said: its error log, the lines of stderr the log lacks, and the config line a message points at. */
   const messages = () => {
     const log = read("error.log").trim();
-    const said = [log, ...stderr.trim().split("\n").filter((l) => l && !log.includes(l.replace(/^nginx: \[\w+\] /, "")))];
+    const said = [
+      log,
+      ...stderr
+        .trim()
+        .split("\n")
+        .filter((l) => l && !log.includes(l.replace(/^nginx: \[\w+\] /, ""))),
+    ];
     const line = Number(/nginx\.conf:(\d+)/.exec(said.join("\n"))?.[1]);
     if (line) said.push(`nginx.conf line ${line}: ${read("nginx.conf").split("\n")[line - 1]?.trim() ?? ""}`);
     return said.filter(Boolean).join("\n");
@@ -164,7 +177,13 @@ async function startOnce(executable: string, http: (port: number) => string): Pr
 function config(executable: string, prefix: string, http: string): string {
   const path = (name: string) => JSON.stringify(join(prefix, name));
   // A module compiled in opens its default temp path (/var/lib/nginx/…) unless told otherwise; one left out has no directive.
-  const temps = ["client_body", "proxy", ...["fastcgi", "uwsgi", "scgi"].filter((m) => !configureArguments(executable).includes(`--without-http_${m}_module`))];
+  const temps = [
+    "client_body",
+    "proxy",
+    ...["fastcgi", "uwsgi", "scgi"].filter(
+      (m) => !configureArguments(executable).includes(`--without-http_${m}_module`),
+    ),
+  ];
   return [
     "# Written by test/support/nginx.ts: one test's nginx, everything it writes in this prefix.",
     "daemon off;",
@@ -249,7 +268,9 @@ function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }

@@ -22,7 +22,10 @@ function tableAfter(heading: string): string[][] {
   for (const line of lines.slice(start + 1)) {
     if (line.startsWith("|")) {
       inTable = true;
-      const cells = line.split("|").slice(1, -1).map((c) => c.trim());
+      const cells = line
+        .split("|")
+        .slice(1, -1)
+        .map((c) => c.trim());
       if (cells.every((c) => /^-+$/.test(c))) continue;
       rows.push(cells);
     } else if (inTable) break;
@@ -51,7 +54,10 @@ function splitTopLevel(text: string): string[] {
 function inlineFields(name: string): SeedField[] {
   const line = seed.split("\n").find((l) => l.startsWith(`**${name}**`));
   if (!line) throw new Error(`seed has no resource ${name}`);
-  const body = line.slice(line.indexOf(":") + 1).trim().replace(/\.$/, "");
+  const body = line
+    .slice(line.indexOf(":") + 1)
+    .trim()
+    .replace(/\.$/, "");
   const fields: SeedField[] = [];
   let pending: string[] = [];
   for (const part of splitTopLevel(body)) {
@@ -91,6 +97,9 @@ export const seedResources: Record<string, SeedField[]> = {
 
 /** The request body fields of the operations of §4, by the request schema name in the spec. */
 export const seedRequests: Record<string, SeedField[]> = {
-  UpdateClusterMachineRequest: tableAfter("Request body (JSON object)").map(([name, type]) => ({ name: name ?? "", type: type ?? "" })),
+  UpdateClusterMachineRequest: tableAfter("Request body (JSON object)").map(([name, type]) => ({
+    name: name ?? "",
+    type: type ?? "",
+  })),
   CreateApiKeyRequest: tableAfter("Request body:").map(([name, type]) => ({ name: name ?? "", type: type ?? "" })),
 };

@@ -22,7 +22,7 @@ export const validator = createSchemaValidator(spec);
 
 /** The component schema of the given name. */
 export function schema(name: string): Schema {
-  const s = (spec.components["schemas"] as Record<string, Schema>)[name];
+  const s = (spec.components.schemas as Record<string, Schema>)[name];
   if (!s) throw new Error(`no component schema ${name}`);
   return s;
 }

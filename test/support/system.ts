@@ -31,7 +31,8 @@ export const chromiumProgram: SystemProgram = {
   commands: ["chromium", "chromium-browser"],
   dirs: ["/usr/bin", "/usr/local/bin"],
   apt: "chromium",
-  suites: 'the browser suites (packages/gateway/test/cors.test.ts "a web front end in Chromium", packages/stub-server/test/docs.test.ts)',
+  suites:
+    'the browser suites (packages/gateway/test/cors.test.ts "a web front end in Chromium", packages/stub-server/test/docs.test.ts)',
 };
 
 /** nginx, as a real reverse proxy and load balancer in front of Node servers (test/support/nginx.ts). */
@@ -49,7 +50,7 @@ export function findProgram(program: SystemProgram): string | undefined {
   const given = process.env[program.env];
   // An explicit path is trusted as it is: if it is wrong, launching it fails loudly instead of skipping.
   if (given) return given;
-  const dirs = [...(process.env["PATH"] ?? "").split(delimiter).filter(Boolean), ...program.dirs];
+  const dirs = [...(process.env.PATH ?? "").split(delimiter).filter(Boolean), ...program.dirs];
   for (const dir of dirs) {
     for (const name of program.commands) {
       const path = join(dir, name);
@@ -78,7 +79,7 @@ export function requireProgram(program: SystemProgram): string {
 
 /** Whether this run is CI's, which must run every suite: CI set to anything but "", "0" or "false". */
 export function inCi(): boolean {
-  const ci = process.env["CI"];
+  const ci = process.env.CI;
   return ci !== undefined && !["", "0", "false"].includes(ci.toLowerCase());
 }
 

@@ -1,13 +1,17 @@
 /** A real nginx (test/support/nginx.ts) as a reverse proxy in front of a Node server: gzip, upstream keep-alive, idle clients closed, a clean stop. */
 import { once } from "node:events";
-import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
-import { connect, type AddressInfo } from "node:net";
+import { createServer, type IncomingHttpHeaders, request, type Server } from "node:http";
+import { type AddressInfo, connect } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isRunning, skipWithoutNginx, startNginx, type Nginx } from "../support/nginx.js";
+import { isRunning, type Nginx, skipWithoutNginx, startNginx } from "../support/nginx.js";
 
 /** GETs `path` from `url` on a connection of its own; the body as received, still compressed if it was. */
-function get(url: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+function get(
+  url: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}${path}`, { headers, agent: false, timeout: 5_000 }, (res) => {
       const chunks: Buffer[] = [];
@@ -28,7 +32,9 @@ describe.skipIf(skipWithoutNginx())("nginx in front of a Node server", () => {
   const items = Array.from({ length: 100 }, (_, i) => ({ id: `item-${i}`, name: `the item numbered ${i}` }));
 
   beforeAll(async () => {
-    backend = createServer((req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ path: req.url, items })));
+    backend = createServer((req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ path: req.url, items })),
+    );
     backend.on("connection", () => backendConnections++);
     backend.listen(0, "127.0.0.1");
     await once(backend, "listening");
@@ -84,9 +90,16 @@ describe.skipIf(skipWithoutNginx())("nginx in front of a Node server", () => {
     let received = "";
     socket.setEncoding("utf8");
     // The backend's JSON comes chunked through nginx; its last chunk arrives with it.
-    const answered = new Promise<number>((resolve) => socket.on("data", (chunk: string) => (received += chunk).includes('"path":"/idle"') && resolve(Date.now())));
+    const answered = new Promise<number>((resolve) =>
+      socket.on("data", (chunk: string) => {
+        received += chunk;
+        if (received.includes('"path":"/idle"')) resolve(Date.now());
+      }),
+    );
     const closed = new Promise<number>((resolve) => socket.once("close", () => resolve(Date.now())));
-    const bound = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("nginx kept the idle connection open for 6 s")), 6_000).unref());
+    const bound = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error("nginx kept the idle connection open for 6 s")), 6_000).unref(),
+    );
     try {
       const answeredAt = await Promise.race([answered, bound]);
       expect(received).toMatch(/^HTTP\/1\.1 200 /);

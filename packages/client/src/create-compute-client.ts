@@ -1,7 +1,7 @@
-import createClient from "openapi-fetch";
 import type { Client, ClientOptions, ClientPathsWithMethod, FetchResponse, MaybeOptionalInit } from "openapi-fetch";
-import { auth, type ApiKey } from "./middleware/auth.js";
-import { retry, type RetryOptions } from "./middleware/retry.js";
+import createClient from "openapi-fetch";
+import { type ApiKey, auth } from "./middleware/auth.js";
+import { type RetryOptions, retry } from "./middleware/retry.js";
 import { timeout } from "./middleware/timeout.js";
 import type { paths } from "./schema.js";
 

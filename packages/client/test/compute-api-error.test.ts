@@ -3,7 +3,11 @@ import { ComputeApiError } from "../src/index.js";
 
 const violation = { field: "volumeIds[2]", description: "duplicate volume", reason: "unique" };
 const badRequest = { "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [violation] };
-const errorInfo = { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "ALREADY_EXISTS", domain: "compute-api" };
+const errorInfo = {
+  "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+  reason: "ALREADY_EXISTS",
+  domain: "compute-api",
+};
 const retryInfo = { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1s" };
 const unknown = { "@type": "type.googleapis.com/example.Other", anything: true };
 
@@ -21,7 +25,13 @@ const cases: [string, { status: number; body: unknown; want: Want }][] = [
     {
       status: 400,
       body: { code: 400, message: "invalid request", details: [badRequest, retryInfo] },
-      want: { code: 400, message: "invalid request", details: [badRequest, retryInfo], fieldViolations: [violation], errorInfo: undefined },
+      want: {
+        code: 400,
+        message: "invalid request",
+        details: [badRequest, retryInfo],
+        fieldViolations: [violation],
+        errorInfo: undefined,
+      },
     },
   ],
   [
@@ -36,7 +46,11 @@ const cases: [string, { status: number; body: unknown; want: Want }][] = [
     "violations spread over two BadRequest details",
     {
       status: 400,
-      body: { code: 400, message: "invalid", details: [badRequest, { ...badRequest, fieldViolations: [{ field: "", description: "empty" }] }] },
+      body: {
+        code: 400,
+        message: "invalid",
+        details: [badRequest, { ...badRequest, fieldViolations: [{ field: "", description: "empty" }] }],
+      },
       want: {
         code: 400,
         message: "invalid",
@@ -50,7 +64,11 @@ const cases: [string, { status: number; body: unknown; want: Want }][] = [
     "unknown detail types kept, malformed ones dropped",
     {
       status: 400,
-      body: { code: 400, message: "invalid", details: [unknown, "text", null, { noType: 1 }, { "@type": "type.googleapis.com/google.rpc.BadRequest" }] },
+      body: {
+        code: 400,
+        message: "invalid",
+        details: [unknown, "text", null, { noType: 1 }, { "@type": "type.googleapis.com/google.rpc.BadRequest" }],
+      },
       want: {
         code: 400,
         message: "invalid",
@@ -62,14 +80,24 @@ const cases: [string, { status: number; body: unknown; want: Want }][] = [
   ],
   [
     "a body without details",
-    { status: 404, body: { code: 404, message: "not found" }, want: { code: 404, message: "not found", details: [], fieldViolations: [], errorInfo: undefined } },
+    {
+      status: 404,
+      body: { code: 404, message: "not found" },
+      want: { code: 404, message: "not found", details: [], fieldViolations: [], errorInfo: undefined },
+    },
   ],
   [
     "a text page from a proxy",
     {
       status: 502,
       body: "<html>Bad Gateway</html>",
-      want: { code: 502, message: "HTTP 502 without an error body from the compute service", details: [], fieldViolations: [], errorInfo: undefined },
+      want: {
+        code: 502,
+        message: "HTTP 502 without an error body from the compute service",
+        details: [],
+        fieldViolations: [],
+        errorInfo: undefined,
+      },
     },
   ],
   [
@@ -77,7 +105,13 @@ const cases: [string, { status: number; body: unknown; want: Want }][] = [
     {
       status: 503,
       body: undefined,
-      want: { code: 503, message: "HTTP 503 without an error body from the compute service", details: [], fieldViolations: [], errorInfo: undefined },
+      want: {
+        code: 503,
+        message: "HTTP 503 without an error body from the compute service",
+        details: [],
+        fieldViolations: [],
+        errorInfo: undefined,
+      },
     },
   ],
 ];

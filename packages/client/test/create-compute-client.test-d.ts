@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, test } from "vitest";
-import { createComputeClient } from "../src/index.js";
 import type { ApiKeyCreated, ClusterMachine, ErrorBody, SearchResourcesResponse, SearchResult } from "../src/index.js";
+import { createComputeClient } from "../src/index.js";
 
 const client = createComputeClient({ baseUrl: "https://compute.example", apiKey: "k" });
 const machine = { params: { path: { projectId: "proj-alpha", id: "cm-alpha-01" } } } as const;
@@ -36,8 +36,11 @@ describe("createComputeClient types", () => {
   });
 
   test("a wrong enum value is a compile error", () => {
-    // @ts-expect-error "SLEEPING" is not a MachinePowerState
-    void client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", { ...machine, body: { powerState: "SLEEPING" } });
+    void client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", {
+      ...machine,
+      // @ts-expect-error "SLEEPING" is not a MachinePowerState
+      body: { powerState: "SLEEPING" },
+    });
     // @ts-expect-error "RUNNING" is not a ClusterMachineState
     void client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", { ...machine, body: { state: "RUNNING" } });
   });
@@ -54,8 +57,11 @@ describe("createComputeClient types", () => {
   test("an unknown body field is a compile error", () => {
     // @ts-expect-error CreateApiKeyRequest has no field "name"
     void client.POST("/v1/api-keys", { body: { apikeyId: "ci-deploy-key", name: "deploy" } });
-    // @ts-expect-error UpdateClusterMachineRequest has no field "volumes"
-    void client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", { ...machine, body: { volumeIds: [], volumes: [] } });
+    void client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", {
+      ...machine,
+      // @ts-expect-error UpdateClusterMachineRequest has no field "volumes"
+      body: { volumeIds: [], volumes: [] },
+    });
     // @ts-expect-error the search has no query parameter "limit"
     void client.GET("/v1/resources/search", { params: { query: { query: "alpha", limit: 10 } } });
   });
@@ -70,8 +76,11 @@ describe("createComputeClient types", () => {
   });
 
   test("path parameters are required", () => {
-    // @ts-expect-error the PATCH needs params.path.id
-    void client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", { params: { path: { projectId: "p" } }, body: {} });
+    void client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", {
+      // @ts-expect-error the PATCH needs params.path.id
+      params: { path: { projectId: "p" } },
+      body: {},
+    });
   });
 
   test("fetch options such as signal still type-check", () => {
@@ -79,7 +88,12 @@ describe("createComputeClient types", () => {
   });
 
   test("options are typed", () => {
-    createComputeClient({ baseUrl: "https://compute.example", apiKey: async () => "rotated", retry: false, timeoutMs: 0 });
+    createComputeClient({
+      baseUrl: "https://compute.example",
+      apiKey: async () => "rotated",
+      retry: false,
+      timeoutMs: 0,
+    });
     // @ts-expect-error the API key is required
     createComputeClient({ baseUrl: "https://compute.example" });
   });

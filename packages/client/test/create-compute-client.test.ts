@@ -29,7 +29,11 @@ describe("createComputeClient", () => {
     const client = createComputeClient({ baseUrl: "https://compute.example", apiKey, fetch });
     const { data } = await client.POST("/v1/api-keys", { body: { apikeyId: "ci-deploy-key" } });
     expect(data).toEqual(created);
-    expect(sent[0]).toMatchObject({ method: "POST", url: "https://compute.example/v1/api-keys", body: '{"apikeyId":"ci-deploy-key"}' });
+    expect(sent[0]).toMatchObject({
+      method: "POST",
+      url: "https://compute.example/v1/api-keys",
+      body: '{"apikeyId":"ci-deploy-key"}',
+    });
   });
 
   test("GET encodes the search query", async () => {
@@ -57,7 +61,12 @@ describe("createComputeClient", () => {
 
   test("the headers option is sent with every request", async () => {
     const { fetch, sent } = fakeFetch(json(200, { results: [] }));
-    const client = createComputeClient({ baseUrl: "https://compute.example", apiKey, fetch, headers: { "X-Request-Source": "ci" } });
+    const client = createComputeClient({
+      baseUrl: "https://compute.example",
+      apiKey,
+      fetch,
+      headers: { "X-Request-Source": "ci" },
+    });
     await client.GET("/v1/resources/search", { params: { query: { query: "alpha" } } });
     expect(sent[0]?.headers.get("X-Request-Source")).toBe("ci");
   });

@@ -2,8 +2,42 @@ import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { compareDecimals, type DecimalParts, isDecimal, normalizeDecimal, parseDecimal } from "../src/index.js";
 
-const valid = ["0", "2.5", "-0.5", "+1", ".5", "5.", "1e10", "1E10", "2.5E-3", "-.5e+2", "007", "1.50", "-0", "1e999999999999"];
-const invalid = ["", " ", "1 ", "+", "-", ".", "e5", "1e", "1e+", "1.2.3", "1,5", "0x10", "NaN", "Infinity", "1_000", "--1", "½", "٣"];
+const valid = [
+  "0",
+  "2.5",
+  "-0.5",
+  "+1",
+  ".5",
+  "5.",
+  "1e10",
+  "1E10",
+  "2.5E-3",
+  "-.5e+2",
+  "007",
+  "1.50",
+  "-0",
+  "1e999999999999",
+];
+const invalid = [
+  "",
+  " ",
+  "1 ",
+  "+",
+  "-",
+  ".",
+  "e5",
+  "1e",
+  "1e+",
+  "1.2.3",
+  "1,5",
+  "0x10",
+  "NaN",
+  "Infinity",
+  "1_000",
+  "--1",
+  "½",
+  "٣",
+];
 
 describe("isDecimal", () => {
   test.each(valid)("%j is a decimal", (value) => {
@@ -31,7 +65,10 @@ describe("parseDecimal", () => {
     ["fraction trailing zeros", { given: "1.50", want: { sign: 1, coefficient: "15", exponent: -1n } }],
     ["leading zeros", { given: "-007.05", want: { sign: -1, coefficient: "705", exponent: -2n } }],
     ["an exponent", { given: ".5E+3", want: { sign: 1, coefficient: "5", exponent: 2n } }],
-    ["a huge exponent", { given: "1e999999999999999999", want: { sign: 1, coefficient: "1", exponent: 999999999999999999n } }],
+    [
+      "a huge exponent",
+      { given: "1e999999999999999999", want: { sign: 1, coefficient: "1", exponent: 999999999999999999n } },
+    ],
     ["zero", { given: "0.000", want: { sign: 0, coefficient: "0", exponent: 0n } }],
     ["negative zero", { given: "-0e7", want: { sign: 0, coefficient: "0", exponent: 0n } }],
   ];

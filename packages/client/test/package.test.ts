@@ -1,5 +1,15 @@
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -22,7 +32,9 @@ describe("package", () => {
     "%s imports only openapi-fetch and its own files, and logs nothing",
     (_, file) => {
       const text = readFileSync(file, "utf8");
-      const imported = [...text.matchAll(/^(?:import|export)\b[^;]*?from "([^"]+)";/gms)].map(([, specifier]) => specifier);
+      const imported = [...text.matchAll(/^(?:import|export)\b[^;]*?from "([^"]+)";/gms)].map(
+        ([, specifier]) => specifier,
+      );
       for (const specifier of imported) expect(specifier).toMatch(/^(openapi-fetch|\.\.?\/.+\.js)$/);
       expect(text).not.toMatch(/\bconsole\.|\bprocess\.|\bBuffer\b|\brequire\(/);
     },
@@ -38,14 +50,18 @@ describe("package", () => {
     const scratch = mkdtempSync(join(tmpdir(), "compute-api-client-"));
     afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-    test("ships the generated types and gives a consumer full types and a working client", { timeout: 120_000 }, async () => {
+    test("ships the generated types and gives a consumer full types and a working client", {
+      timeout: 120_000,
+    }, async () => {
       // Build into a copy of the package, so the shared dist/ of the working tree is never touched.
       const staged = join(scratch, "package");
       mkdirSync(staged);
       cpSync(join(packageDir, "package.json"), join(staged, "package.json"));
       cpSync(join(packageDir, "src"), join(staged, "src"), { recursive: true });
       await run(process.execPath, [join(packageDir, "scripts/build.mjs"), join(staged, "dist")]);
-      const [packed] = JSON.parse((await run("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: staged })).stdout) as {
+      const [packed] = JSON.parse(
+        (await run("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: staged })).stdout,
+      ) as {
         filename: string;
         files: { path: string }[];
       }[];
@@ -59,12 +75,25 @@ describe("package", () => {
       const installed = join(consumer, "node_modules/@compute-api/client");
       mkdirSync(installed, { recursive: true });
       await run("tar", ["-xzf", join(scratch, packed?.filename ?? ""), "-C", installed, "--strip-components=1"]);
-      symlinkSync(dirname(realpathSync(require.resolve("openapi-fetch/package.json"))), join(consumer, "node_modules/openapi-fetch"));
-      writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+      symlinkSync(
+        dirname(realpathSync(require.resolve("openapi-fetch/package.json"))),
+        join(consumer, "node_modules/openapi-fetch"),
+      );
+      writeFileSync(
+        join(consumer, "package.json"),
+        JSON.stringify({ name: "consumer", private: true, type: "module" }),
+      );
       writeFileSync(
         join(consumer, "tsconfig.json"),
         JSON.stringify({
-          compilerOptions: { module: "NodeNext", target: "ES2022", lib: ["ES2023", "DOM"], types: [], strict: true, noEmit: true },
+          compilerOptions: {
+            module: "NodeNext",
+            target: "ES2022",
+            lib: ["ES2023", "DOM"],
+            types: [],
+            strict: true,
+            noEmit: true,
+          },
           files: ["consumer.ts"],
         }),
       );

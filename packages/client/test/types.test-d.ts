@@ -19,7 +19,9 @@ describe("type exports", () => {
     expectTypeOf<MachinePowerState>().toEqualTypeOf<
       "MACHINE_POWER_STATE_UNSPECIFIED" | "ON" | "OFF" | "POWERING_ON" | "POWERING_OFF" | "REBOOTING"
     >();
-    expectTypeOf<ClusterMachineState>().toEqualTypeOf<"STATE_UNSPECIFIED" | "CREATING" | "ACTIVE" | "DELETING" | "FAILED">();
+    expectTypeOf<ClusterMachineState>().toEqualTypeOf<
+      "STATE_UNSPECIFIED" | "CREATING" | "ACTIVE" | "DELETING" | "FAILED"
+    >();
     expectTypeOf<operations["searchResources"]["parameters"]["query"]>().toEqualTypeOf<{ query: string }>();
     expectTypeOf<keyof paths>().toEqualTypeOf<
       "/v1/projects/{projectId}/cluster-machines/{id}" | "/v1/api-keys" | "/v1/resources/search"
@@ -45,7 +47,8 @@ describe("type exports", () => {
 
   test("the error detail guards narrow the open-ended ErrorDetail union", () => {
     const detail = {} as ErrorDetail;
-    if (isBadRequestDetail(detail)) expectTypeOf(detail.fieldViolations).toEqualTypeOf<components["schemas"]["FieldViolation"][]>();
+    if (isBadRequestDetail(detail))
+      expectTypeOf(detail.fieldViolations).toEqualTypeOf<components["schemas"]["FieldViolation"][]>();
     if (isRetryInfoDetail(detail)) expectTypeOf(detail.retryDelay).toEqualTypeOf<string>();
     // @ts-expect-error without a guard, UnknownErrorDetail keeps fieldViolations out of reach
     void detail.fieldViolations;

@@ -3,7 +3,7 @@
  * judging one answer: a verdict is `null` when the check held, a sentence when it did not, and absent when the
  * check does not apply to the request. Response checks are the compiled contract's — the same the gateway uses.
  */
-import { compareCodePoints, type Contract, type ErrorBody, type FieldViolation } from "@compute-api/contract";
+import { type Contract, compareCodePoints, type ErrorBody, type FieldViolation } from "@compute-api/contract";
 import type { Answer } from "./http.js";
 
 /** Every check, in the order the report lists them, with what it holds the backend to. */
@@ -28,13 +28,18 @@ export type Verdicts = Partial<Record<CheckName, string | null>>;
 
 // A frame of a stack trace — Node's (`at fn (/srv/app.js:12:19)`), Java's, Python's — on a line of its own or after
 // an escaped newline inside a JSON string.
-const stackTrace = /(?:^|\n|\\n)\s*at (?:[^\s()]+ )*\(?(?:file:\/\/)?[^\s()]+\.(?:m?js|cjs|ts):\d+(?::\d+)?\)?|(?:\n|\\n)\s*at [\w.$]+\([\w]+\.java:\d+\)|Traceback \(most recent call last\)|\bException in thread\b/;
+const stackTrace =
+  /(?:^|\n|\\n)\s*at (?:[^\s()]+ )*\(?(?:file:\/\/)?[^\s()]+\.(?:m?js|cjs|ts):\d+(?::\d+)?\)?|(?:\n|\\n)\s*at [\w.$]+\([\w]+\.java:\d+\)|Traceback \(most recent call last\)|\bException in thread\b/;
 const html = /<!doctype html|<html[\s>]|<body[\s>]/i;
 
 /** The checks every answer is held to: status, media type, schema, the error body, nothing leaked. */
 export function responseVerdicts(contract: Contract, operationId: string, answer: Answer): Verdicts {
   const contentType = answer.headers["content-type"];
-  const violations = contract.checkResponse(operationId, { status: answer.status, contentType, body: Buffer.from(answer.text, "utf8") });
+  const violations = contract.checkResponse(operationId, {
+    status: answer.status,
+    contentType,
+    body: Buffer.from(answer.text, "utf8"),
+  });
   const about = (test: (v: FieldViolation) => boolean) => {
     const found = violations.filter(test);
     return found.length === 0 ? null : found.map((v) => `${v.field}: ${v.description}`).join("; ");
@@ -43,26 +48,39 @@ export function responseVerdicts(contract: Contract, operationId: string, answer
     not_a_server_error: answer.status >= 500 ? `answered ${answer.status}` : null,
     status_code_conformance: about((v) => v.field === "response.status"),
     content_type_conformance: about((v) => v.field === "response.header.content-type"),
-    response_schema_conformance: about((v) => v.field !== "response.status" && v.field !== "response.header.content-type"),
+    response_schema_conformance: about(
+      (v) => v.field !== "response.status" && v.field !== "response.header.content-type",
+    ),
   };
   if (answer.status >= 400) {
     const code = (answer.json as ErrorBody | undefined)?.code;
-    verdicts.error_body_conformance = code === answer.status ? null : `a ${answer.status} whose body's code is ${code === undefined ? "missing" : JSON.stringify(code)}`;
-    verdicts.no_leaked_internals = stackTrace.test(answer.text) ? "the body shows a stack trace" : html.test(answer.text) ? "the body is an HTML page" : null;
+    verdicts.error_body_conformance =
+      code === answer.status
+        ? null
+        : `a ${answer.status} whose body's code is ${code === undefined ? "missing" : JSON.stringify(code)}`;
+    verdicts.no_leaked_internals = stackTrace.test(answer.text)
+      ? "the body shows a stack trace"
+      : html.test(answer.text)
+        ? "the body is an HTML page"
+        : null;
   }
   return verdicts;
 }
 
 /** The field violations of an error body. */
 export function violationsOf(body: unknown): FieldViolation[] {
-  return ((body as ErrorBody | undefined)?.details ?? []).flatMap((d) => ("fieldViolations" in d ? (d.fieldViolations as FieldViolation[]) : []));
+  return ((body as ErrorBody | undefined)?.details ?? []).flatMap((d) =>
+    "fieldViolations" in d ? (d.fieldViolations as FieldViolation[]) : [],
+  );
 }
 
 /** A request with one constraint broken must be refused with 400 naming the field. */
 export function negativeVerdict(answer: Answer, field: string, site: string): string | null {
   if (answer.status !== 400) return `${site}: answered ${answer.status}, not 400`;
   const fields = violationsOf(answer.json).map((v) => v.field);
-  return fields.includes(field) ? null : `${site}: the 400 names ${JSON.stringify(fields)}, not ${JSON.stringify(field)}`;
+  return fields.includes(field)
+    ? null
+    : `${site}: the 400 names ${JSON.stringify(fields)}, not ${JSON.stringify(field)}`;
 }
 
 /** A request without a usable key must be refused with 401. */
@@ -81,7 +99,12 @@ export interface Access {
 type Result = { resourceName?: unknown; resourceType?: unknown; score?: unknown };
 
 /** The search checks of an answered search: every result within the caller's access, and the documented order. */
-export function searchVerdicts(answer: Answer, query: string, access: Access | undefined, resourceTypes: readonly string[]): Verdicts {
+export function searchVerdicts(
+  answer: Answer,
+  query: string,
+  access: Access | undefined,
+  resourceTypes: readonly string[],
+): Verdicts {
   const results = (answer.json as { results?: Result[] } | undefined)?.results;
   if (answer.status !== 200 || !Array.isArray(results)) return {};
   const verdicts: Verdicts = {};
@@ -90,9 +113,14 @@ export function searchVerdicts(answer: Answer, query: string, access: Access | u
       .map((r) => String(r.resourceName))
       .filter((name) => {
         const [collection, id] = name.split("/");
-        return collection === "billingAccounts" ? !access.billingAccounts.has(id ?? "") : !access.projects.has(id ?? "");
+        return collection === "billingAccounts"
+          ? !access.billingAccounts.has(id ?? "")
+          : !access.projects.has(id ?? "");
       });
-    verdicts.search_access = outside.length === 0 ? null : `results outside the caller's projects and billing accounts: ${outside.slice(0, 3).join(", ")}`;
+    verdicts.search_access =
+      outside.length === 0
+        ? null
+        : `results outside the caller's projects and billing accounts: ${outside.slice(0, 3).join(", ")}`;
   }
   const problems: string[] = [];
   if (results.length > 100) problems.push(`${results.length} results, more than 100`);
@@ -106,7 +134,8 @@ export function searchVerdicts(answer: Answer, query: string, access: Access | u
     }
   }
   const types = query.split(/\s+/u).filter((w) => /^type:/i.test(w));
-  const type = types.length === 1 ? resourceTypes.find((t) => t.toLowerCase() === types[0]!.slice(5).toLowerCase()) : undefined;
+  const type =
+    types.length === 1 ? resourceTypes.find((t) => t.toLowerCase() === types[0]!.slice(5).toLowerCase()) : undefined;
   const other = type === undefined ? undefined : results.find((r) => r.resourceType !== type);
   if (other) problems.push(`a ${String(other.resourceType)} result for the term type:${type}`);
   verdicts.search_order = problems.length === 0 ? null : problems.join("; ");

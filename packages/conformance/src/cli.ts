@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { loadSpec, specOperations } from "@compute-api/contract";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { formatReport, junitReport } from "./report.js";
-import { randomSeed, runConformance, runDefaults, type ConformanceOptions } from "./run.js";
+import { type ConformanceOptions, randomSeed, runConformance, runDefaults } from "./run.js";
 
 /** Where the command writes. */
 export interface CliIo {
@@ -22,7 +22,8 @@ const { version } = createRequire(import.meta.url)("../package.json") as { versi
 
 const integer = (min: number, max: number) => (value: string) => {
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}.`);
+  if (!/^\d+$/.test(value.trim()) || n < min || n > max)
+    throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}.`);
   return n;
 };
 
@@ -33,32 +34,69 @@ const baseUrl = (value: string) => {
   } catch {
     throw new InvalidArgumentError(`'${value}' is not a URL such as http://127.0.0.1:4010.`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidArgumentError("must be an http or https URL.");
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new InvalidArgumentError("must be an http or https URL.");
   return value;
 };
 
 const operationList = (value: string, previous: string[] = []) => {
   const known = specOperations(loadSpec()).map((o) => String(o.operation.operationId));
-  const list = value.split(",").map((s) => s.trim()).filter(Boolean);
-  for (const id of list) if (!known.includes(id)) throw new InvalidArgumentError(`'${id}' is not an operation of the spec (${known.join(", ")}).`);
+  const list = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const id of list)
+    if (!known.includes(id))
+      throw new InvalidArgumentError(`'${id}' is not an operation of the spec (${known.join(", ")}).`);
   return [...previous, ...list];
 };
 
 function program(io: CliIo): Command {
   return new Command("compute-conformance")
-    .description("Holds a running compute service backend to the OpenAPI spec: generated valid and broken requests, each answer judged by named checks.")
+    .description(
+      "Holds a running compute service backend to the OpenAPI spec: generated valid and broken requests, each answer judged by named checks.",
+    )
     .version(version, "-V, --version", "print the version and exit")
-    .addOption(new Option("--base-url <url>", "the backend, such as https://staging.example.com (required)").env("CONFORMANCE_BASE_URL").argParser(baseUrl))
+    .addOption(
+      new Option("--base-url <url>", "the backend, such as https://staging.example.com (required)")
+        .env("CONFORMANCE_BASE_URL")
+        .argParser(baseUrl),
+    )
     .addOption(new Option("--api-key <key>", "a key of the backend (required); never printed").env("COMPUTE_API_KEY"))
-    .addOption(new Option("--runs <n>", `cases per generator (default ${runDefaults.runs})`).argParser(integer(1, 100_000)).conflicts("seconds"))
-    .addOption(new Option("--seconds <n>", "generate and send cases for this long instead").argParser(integer(1, 86_400)))
-    .addOption(new Option("--seed <n>", "seed of the generators, to replay a run (default: a new one, printed)").argParser(integer(0, 2 ** 31 - 1)))
-    .addOption(new Option("--writes", "also send schema-valid writes: PATCHes of --machine (restored at the end) and new API keys named conformance-…"))
+    .addOption(
+      new Option("--runs <n>", `cases per generator (default ${runDefaults.runs})`)
+        .argParser(integer(1, 100_000))
+        .conflicts("seconds"),
+    )
+    .addOption(
+      new Option("--seconds <n>", "generate and send cases for this long instead").argParser(integer(1, 86_400)),
+    )
+    .addOption(
+      new Option("--seed <n>", "seed of the generators, to replay a run (default: a new one, printed)").argParser(
+        integer(0, 2 ** 31 - 1),
+      ),
+    )
+    .addOption(
+      new Option(
+        "--writes",
+        "also send schema-valid writes: PATCHes of --machine (restored at the end) and new API keys named conformance-…",
+      ),
+    )
     .addOption(new Option("--project <id>", "with --writes: the project of the machine"))
     .addOption(new Option("--machine <id>", "with --writes: the only machine written to"))
-    .addOption(new Option("--only <operations>", "only these operations (operationIds, comma-separated or repeated)").argParser(operationList))
-    .addOption(new Option("--rate <n>", "requests a second at most").default(runDefaults.rate).argParser(integer(1, 10_000)))
-    .addOption(new Option("--timeout-ms <n>", "how long one answer may take").default(runDefaults.timeoutMs).argParser(integer(1, 600_000)))
+    .addOption(
+      new Option("--only <operations>", "only these operations (operationIds, comma-separated or repeated)").argParser(
+        operationList,
+      ),
+    )
+    .addOption(
+      new Option("--rate <n>", "requests a second at most").default(runDefaults.rate).argParser(integer(1, 10_000)),
+    )
+    .addOption(
+      new Option("--timeout-ms <n>", "how long one answer may take")
+        .default(runDefaults.timeoutMs)
+        .argParser(integer(1, 600_000)),
+    )
     .addOption(new Option("--junit <file>", "also write a JUnit XML report there, for CI"))
     .allowExcessArguments(false)
     .exitOverride()
@@ -89,8 +127,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     flags = command.parse(argv, { from: "user" }).opts<Flags>();
     if (!flags.baseUrl) command.error("error: --base-url (or CONFORMANCE_BASE_URL) is required", { exitCode: 2 });
     if (!flags.apiKey) command.error("error: --api-key (or COMPUTE_API_KEY) is required", { exitCode: 2 });
-    if (flags.writes && (!flags.project || !flags.machine)) command.error("error: --writes needs --project and --machine: the one machine it may write to", { exitCode: 2 });
-    if (!flags.writes && (flags.project || flags.machine)) command.error("error: --project and --machine go with --writes", { exitCode: 2 });
+    if (flags.writes && (!flags.project || !flags.machine))
+      command.error("error: --writes needs --project and --machine: the one machine it may write to", { exitCode: 2 });
+    if (!flags.writes && (flags.project || flags.machine))
+      command.error("error: --project and --machine go with --writes", { exitCode: 2 });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;
@@ -121,7 +161,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(io.tty ? `\r${line}\u001b[K` : `${line}\n`);
     },
   };
-  let report;
+  let report: Awaited<ReturnType<typeof runConformance>>;
   try {
     report = await runConformance(options);
   } catch (error) {
@@ -130,7 +170,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   if (io.tty) io.stderr("\r\u001b[K");
   const replay = ["compute-conformance", "--base-url", flags.baseUrl, '--api-key "$KEY"', "--seed", String(seed)]
-    .concat(flags.seconds === undefined ? ["--runs", String(flags.runs ?? runDefaults.runs)] : ["--seconds", String(flags.seconds)])
+    .concat(
+      flags.seconds === undefined
+        ? ["--runs", String(flags.runs ?? runDefaults.runs)]
+        : ["--seconds", String(flags.seconds)],
+    )
     .concat(writes ? ["--writes", "--project", writes.projectId, "--machine", writes.machineId] : [])
     .concat((flags.only ?? []).flatMap((o) => ["--only", o]))
     .join(" ");

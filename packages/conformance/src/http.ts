@@ -3,7 +3,7 @@
  * parts may be hostile (the path is sent byte for byte, never normalized, after the base URL's own path),
  * node:net for bytes that are not HTTP at all.
  */
-import { request as httpRequest, type Agent, type IncomingHttpHeaders } from "node:http";
+import { type Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { connect } from "node:net";
 
@@ -42,21 +42,37 @@ const parseJson = (text: string): unknown => {
  * Sends one request — on its own connection, or on one of the agent's kept-alive connections; rejects when no
  * complete answer arrives within the deadline.
  */
-export function send(baseUrl: string, req: RawRequest, timeoutMs = deadlineMs, agent: Agent | false = false): Promise<Answer> {
+export function send(
+  baseUrl: string,
+  req: RawRequest,
+  timeoutMs = deadlineMs,
+  agent: Agent | false = false,
+): Promise<Answer> {
   const url = new URL(baseUrl);
   const request = url.protocol === "https:" ? httpsRequest : httpRequest;
   const path = url.pathname.replace(/\/+$/, "") + req.path;
   return new Promise((resolve, reject) => {
-    const r = request({ protocol: url.protocol, host: hostOf(url), port: url.port, method: req.method, path, headers: req.headers ?? {}, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        clearTimeout(timer);
-        const text = Buffer.concat(chunks).toString("utf8");
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: parseJson(text) });
-      });
-      res.on("error", reject);
-    });
+    const r = request(
+      {
+        protocol: url.protocol,
+        host: hostOf(url),
+        port: url.port,
+        method: req.method,
+        path,
+        headers: req.headers ?? {},
+        agent,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          clearTimeout(timer);
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: parseJson(text) });
+        });
+        res.on("error", reject);
+      },
+    );
     const timer = setTimeout(() => {
       r.destroy();
       reject(new Error(`no answer within ${timeoutMs} ms: ${req.method} ${req.path.slice(0, 120)}`));
@@ -71,8 +87,18 @@ export function send(baseUrl: string, req: RawRequest, timeoutMs = deadlineMs, a
 
 /** A JSON request with a bearer key: the body is serialized unless it is already text or bytes. */
 export function jsonRequest(method: string, path: string, apiKey: string, body?: unknown): RawRequest {
-  const headers = { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) };
-  return { method, path, headers, ...(body === undefined ? {} : { body: typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body) }) };
+  const headers = {
+    authorization: `Bearer ${apiKey}`,
+    ...(body === undefined ? {} : { "content-type": "application/json" }),
+  };
+  return {
+    method,
+    path,
+    headers,
+    ...(body === undefined
+      ? {}
+      : { body: typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body) }),
+  };
 }
 
 /**
@@ -110,7 +136,9 @@ export function sendBytes(baseUrl: string, bytes: string | Buffer, timeoutMs = d
     };
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no answer within ${timeoutMs} ms to ${JSON.stringify(bytes.toString("latin1").slice(0, 80))}…`));
+      reject(
+        new Error(`no answer within ${timeoutMs} ms to ${JSON.stringify(bytes.toString("latin1").slice(0, 80))}…`),
+      );
     }, timeoutMs);
     socket.on("data", (c: Buffer) => {
       chunks.push(c);

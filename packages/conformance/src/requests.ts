@@ -7,8 +7,13 @@
 import type { OpenApiDocument } from "@compute-api/contract";
 import fc from "fast-check";
 import type { RawRequest } from "./http.js";
-import { createSchemaArbitraries, isWellFormed, type SchemaArbitraries, type SchemaArbitraryOptions } from "./schema-arbitrary.js";
-import { mutationSites, type Mutant, type MutationSite } from "./schema-mutants.js";
+import {
+  createSchemaArbitraries,
+  isWellFormed,
+  type SchemaArbitraries,
+  type SchemaArbitraryOptions,
+} from "./schema-arbitrary.js";
+import { type Mutant, type MutationSite, mutationSites } from "./schema-mutants.js";
 import { nodeAt, pointerToken, resolvePointer } from "./schema-node.js";
 
 /** A parameter and the pointer of its schema. */
@@ -67,8 +72,8 @@ type Parameter = { name: string; in: string; required?: boolean; $ref?: string }
 
 /** The resource types search knows: the discriminator mapping of `SearchResult`. */
 export function searchResourceTypes(spec: OpenApiDocument): string[] {
-  const schemas = spec.components["schemas"] as Record<string, { discriminator?: { mapping?: Record<string, string> } }>;
-  return Object.keys(schemas["SearchResult"]?.discriminator?.mapping ?? {});
+  const schemas = spec.components.schemas as Record<string, { discriminator?: { mapping?: Record<string, string> } }>;
+  return Object.keys(schemas.SearchResult?.discriminator?.mapping ?? {});
 }
 
 /** Every operation of the document by operationId. */
@@ -78,21 +83,32 @@ export function operationShapes(spec: OpenApiDocument): Map<string, OperationSha
     const itemPointer = `#/paths/${pointerToken(template)}`;
     for (const [method, op] of Object.entries(item)) {
       if (method === "parameters" || typeof op !== "object" || op === null) continue;
-      const operation = op as { operationId: string; parameters?: Parameter[]; requestBody?: { content?: Record<string, unknown> } };
+      const operation = op as {
+        operationId: string;
+        parameters?: Parameter[];
+        requestBody?: { content?: Record<string, unknown> };
+      };
       const opPointer = `${itemPointer}/${method}`;
       const listed = [
-        ...((item["parameters"] as Parameter[] | undefined) ?? []).map((p, i) => ({ p, at: `${itemPointer}/parameters/${i}` })),
+        ...((item.parameters as Parameter[] | undefined) ?? []).map((p, i) => ({
+          p,
+          at: `${itemPointer}/parameters/${i}`,
+        })),
         ...(operation.parameters ?? []).map((p, i) => ({ p, at: `${opPointer}/parameters/${i}` })),
       ].map(({ p, at }) => (p.$ref ? { p: resolvePointer(spec, p.$ref) as Parameter, at: p.$ref } : { p, at }));
       const shape = (location: string) =>
-        listed.filter(({ p }) => p.in === location).map(({ p, at }) => ({ name: p.name, required: p.required === true, schema: `${at}/schema` }));
+        listed
+          .filter(({ p }) => p.in === location)
+          .map(({ p, at }) => ({ name: p.name, required: p.required === true, schema: `${at}/schema` }));
       out.set(operation.operationId, {
         operationId: operation.operationId,
         method: method.toUpperCase(),
         template,
         path: shape("path"),
         query: shape("query"),
-        ...(operation.requestBody?.content?.["application/json"] ? { body: `${opPointer}/requestBody/content/application~1json/schema` } : {}),
+        ...(operation.requestBody?.content?.["application/json"]
+          ? { body: `${opPointer}/requestBody/content/application~1json/schema` }
+          : {}),
         response: `${opPointer}/responses/200/content/application~1json/schema`,
       });
     }
@@ -106,16 +122,27 @@ export function toRawRequest(shape: OperationShape, input: RequestInput, apiKey:
   const query = input.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&");
   const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
   if (input.body !== undefined) headers["content-type"] = "application/json";
-  return { method: shape.method, path: query ? `${path}?${query}` : path, headers, ...(input.body === undefined ? {} : { body: JSON.stringify(input.body) }) };
+  return {
+    method: shape.method,
+    path: query ? `${path}?${query}` : path,
+    headers,
+    ...(input.body === undefined ? {} : { body: JSON.stringify(input.body) }),
+  };
 }
 
 /** A field path as the error body writes it: names joined with `.`, array indices as `[i]`. */
 export function fieldOf(path: readonly (string | number)[]): string {
-  return path.reduce<string>((acc, step) => (typeof step === "number" ? `${acc}[${step}]` : acc === "" ? step : `${acc}.${step}`), "");
+  return path.reduce<string>(
+    (acc, step) => (typeof step === "number" ? `${acc}[${step}]` : acc === "" ? step : `${acc}.${step}`),
+    "",
+  );
 }
 
 /** Arbitraries of requests of the operations of one document. */
-export function createRequestArbitraries(spec: OpenApiDocument, arbitraries: SchemaArbitraries = createSchemaArbitraries(spec)) {
+export function createRequestArbitraries(
+  spec: OpenApiDocument,
+  arbitraries: SchemaArbitraries = createSchemaArbitraries(spec),
+) {
   const shapes = operationShapes(spec);
   const shapeOf = (operationId: string): OperationShape => {
     const shape = shapes.get(operationId);
@@ -137,8 +164,12 @@ export function createRequestArbitraries(spec: OpenApiDocument, arbitraries: Sch
         return p.required ? value : fc.option(value, { nil: [] as [string, string][] });
       }),
     );
-    const body = shape.body ? arbitraries.forPointer(shape.body, biases.body ? { override: biases.body } : {}) : fc.constant(undefined);
-    return fc.record({ path, query: query.map((q) => q.flat()), body }).map(({ body: b, ...rest }) => (b === undefined ? rest : { ...rest, body: b }));
+    const body = shape.body
+      ? arbitraries.forPointer(shape.body, biases.body ? { override: biases.body } : {})
+      : fc.constant(undefined);
+    return fc
+      .record({ path, query: query.map((q) => q.flat()), body })
+      .map(({ body: b, ...rest }) => (b === undefined ? rest : { ...rest, body: b }));
   }
 
   /** Every constraint of the operation's request that one request can break, each with its arbitrary of requests. */
@@ -154,21 +185,43 @@ export function createRequestArbitraries(spec: OpenApiDocument, arbitraries: Sch
     for (const p of shape.path) {
       for (const site of mutationSites(arbitraries, [nodeAt(spec, p.schema)], { carrier: "path" })) {
         const name = `path ${p.name} ${site.keyword}`;
-        lift(name, site, (input, m) => ({ input: { ...input, path: { ...input.path, [p.name]: String(m.value) } }, field: p.name, keyword: m.keyword, site: name }));
+        lift(name, site, (input, m) => ({
+          input: { ...input, path: { ...input.path, [p.name]: String(m.value) } },
+          field: p.name,
+          keyword: m.keyword,
+          site: name,
+        }));
       }
     }
     for (const p of shape.query) {
       const replace = (input: RequestInput, value: string | undefined): RequestInput => ({
         ...input,
-        query: [...input.query.filter(([k]) => k !== p.name), ...(value === undefined ? [] : [[p.name, value] as [string, string]])],
+        query: [
+          ...input.query.filter(([k]) => k !== p.name),
+          ...(value === undefined ? [] : [[p.name, value] as [string, string]]),
+        ],
       });
       for (const site of mutationSites(arbitraries, [nodeAt(spec, p.schema)], { carrier: "query" })) {
         const name = `query ${p.name} ${site.keyword}`;
-        lift(name, site, (input, m) => ({ input: replace(input, String(m.value)), field: p.name, keyword: m.keyword, site: name }));
+        lift(name, site, (input, m) => ({
+          input: replace(input, String(m.value)),
+          field: p.name,
+          keyword: m.keyword,
+          site: name,
+        }));
       }
       if (p.required) {
         const name = `query ${p.name} required`;
-        out.push({ site: name, arbitrary: base.map((input) => ({ input: replace(input, undefined), field: p.name, keyword: "required", site: name })), nearMisses: [] });
+        out.push({
+          site: name,
+          arbitrary: base.map((input) => ({
+            input: replace(input, undefined),
+            field: p.name,
+            keyword: "required",
+            site: name,
+          })),
+          nearMisses: [],
+        });
       }
     }
     // The parameter list is closed: a query parameter it does not declare is refused.
@@ -177,13 +230,23 @@ export function createRequestArbitraries(spec: OpenApiDocument, arbitraries: Sch
     const unknownSite = "query (unknown parameter)";
     out.push({
       site: unknownSite,
-      arbitrary: fc.tuple(base, unknownName, fc.string({ maxLength: 8 }).filter(isWellFormed)).map(([input, k, v]) => ({ input: { ...input, query: [...input.query, [k, v]] }, field: k, keyword: "unknown parameter", site: unknownSite })),
+      arbitrary: fc.tuple(base, unknownName, fc.string({ maxLength: 8 }).filter(isWellFormed)).map(([input, k, v]) => ({
+        input: { ...input, query: [...input.query, [k, v]] },
+        field: k,
+        keyword: "unknown parameter",
+        site: unknownSite,
+      })),
       nearMisses: [],
     });
     if (shape.body) {
       for (const site of mutationSites(arbitraries, [nodeAt(spec, shape.body)], { carrier: "json" })) {
         const name = `body ${fieldOf(site.at) || "(root)"} ${site.keyword}`;
-        lift(name, site, (input, m) => ({ input: { ...input, body: m.value }, field: fieldOf(m.path), keyword: m.keyword, site: name }));
+        lift(name, site, (input, m) => ({
+          input: { ...input, body: m.value },
+          field: fieldOf(m.path),
+          keyword: m.keyword,
+          site: name,
+        }));
       }
     }
     return out;

@@ -13,9 +13,18 @@ import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { compileContract, loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import fc from "fast-check";
-import { authVerdict, checks, negativeVerdict, responseVerdicts, searchVerdicts, type Access, type CheckName, type Verdicts } from "./checks.js";
-import { deadlineMs, send, type Answer, type RawRequest } from "./http.js";
-import { createRequestArbitraries, searchResourceTypes, toRawRequest, type RequestInput } from "./requests.js";
+import {
+  type Access,
+  authVerdict,
+  type CheckName,
+  checks,
+  negativeVerdict,
+  responseVerdicts,
+  searchVerdicts,
+  type Verdicts,
+} from "./checks.js";
+import { type Answer, deadlineMs, type RawRequest, send } from "./http.js";
+import { createRequestArbitraries, type RequestInput, searchResourceTypes, toRawRequest } from "./requests.js";
 
 /** What a run is given. */
 export interface ConformanceOptions {
@@ -158,7 +167,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       }
       results.set(key, result);
     }
-    options.onProgress?.({ requests: requestCount, elapsedMs: performance.now() - started, failing: [...results.values()].filter((r) => r.failed > 0).length });
+    options.onProgress?.({
+      requests: requestCount,
+      elapsedMs: performance.now() - started,
+      failing: [...results.values()].filter((r) => r.failed > 0).length,
+    });
   };
   /**
    * Judges an answer by the response checks and `more`; status 0 means no answer at all (a dropped connection,
@@ -167,9 +180,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   const judgeWith =
     (operationId: string, more: (answer: Answer) => Verdicts = () => ({})) =>
     (answer: Answer): Verdicts =>
-      answer.status === 0 ? { not_a_server_error: answer.text } : { ...responseVerdicts(contract, operationId, answer), ...more(answer) };
+      answer.status === 0
+        ? { not_a_server_error: answer.text }
+        : { ...responseVerdicts(contract, operationId, answer), ...more(answer) };
 
-  const withKey = (operationId: string, input: RequestInput, key = options.apiKey) => toRawRequest(requests.shapeOf(operationId), input, key);
+  const withKey = (operationId: string, input: RequestInput, key = options.apiKey) =>
+    toRawRequest(requests.shapeOf(operationId), input, key);
   /** With writes: a PATCH of the one machine the run may write to. */
   const patchOurMachine = (writes: NonNullable<ConformanceOptions["writes"]>, body: unknown) =>
     withKey("updateClusterMachine", { path: { projectId: writes.projectId, id: writes.machineId }, query: [], body });
@@ -182,7 +198,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     const seen = { projects: new Set<string>(), billingAccounts: new Set<string>(), complete: true };
     for (const type of ["project", "billingAccount"]) {
       const answer = await exchange("searchResources", search(`type:${type}`));
-      if (answer.status === 401) throw new Error(`the backend refused the API key (401 to a search): ${answer.text.slice(0, 200)}`);
+      if (answer.status === 401)
+        throw new Error(`the backend refused the API key (401 to a search): ${answer.text.slice(0, 200)}`);
       const found = (answer.json as { results?: { resourceName?: string }[] } | undefined)?.results ?? [];
       if (answer.status !== 200 || found.length >= 100) seen.complete = false;
       for (const r of found) {
@@ -205,15 +222,21 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   if (writes) {
     const answer = await exchange("searchResources", search(`type:cluster ${writes.projectId}`));
     type Machine = { id?: string; powerState?: string; priceHr?: { value: string } };
-    const clusters = (answer.json as { results?: { cluster?: { projectId?: string; machines?: Machine[] } }[] } | undefined)?.results ?? [];
-    const machine = clusters.flatMap((r) => (r.cluster?.projectId === writes.projectId ? (r.cluster.machines ?? []) : [])).find((m) => m.id === writes.machineId);
+    const clusters =
+      (answer.json as { results?: { cluster?: { projectId?: string; machines?: Machine[] } }[] } | undefined)
+        ?.results ?? [];
+    const machine = clusters
+      .flatMap((r) => (r.cluster?.projectId === writes.projectId ? (r.cluster.machines ?? []) : []))
+      .find((m) => m.id === writes.machineId);
     if (!machine) {
       throw new Error(
         `--writes: machine ${writes.machineId} is not among the clusters of ${writes.projectId} that search shows the key, so it could not be restored afterwards; nothing was written`,
       );
     }
     restore = {
-      ...(machine.powerState && machine.powerState !== "MACHINE_POWER_STATE_UNSPECIFIED" ? { powerState: machine.powerState } : {}),
+      ...(machine.powerState && machine.powerState !== "MACHINE_POWER_STATE_UNSPECIFIED"
+        ? { powerState: machine.powerState }
+        : {}),
       ...(machine.priceHr ? { priceHr: machine.priceHr } : {}),
     };
   }
@@ -224,22 +247,41 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   // have the run's prefix: a backend that accepts what it must refuse still changes nothing that is not ours.
   const absentMachine = { path: { projectId: fc.constant(nowhere.projectId), id: fc.constant(nowhere.id) } };
   const keyPrefix = `conformance-${seed.toString(36)}`;
-  const ourKeyIds = { body: (path: readonly string[]) => (path.join("/") === "apikeyId" ? fc.nat().map((n) => `${keyPrefix}-${n.toString(36)}`) : undefined) };
+  const ourKeyIds = {
+    body: (path: readonly string[]) =>
+      path.join("/") === "apikeyId" ? fc.nat().map((n) => `${keyPrefix}-${n.toString(36)}`) : undefined,
+  };
   for (const operationId of operationIds) {
     const judge = judgeWith(operationId);
     // Valid requests: searches always; writes only when asked for.
     if (operationId === "searchResources") {
-      const schemaQuery = requests.valid("searchResources").map((input) => input.query.find(([k]) => k === "query")?.[1] ?? "");
-      const term = fc.oneof(fc.constantFrom(...(words.length > 0 ? words : ["a"])), fc.constantFrom(...resourceTypes).map((t) => `type:${t}`));
-      const query = fc.oneof({ arbitrary: fc.array(term, { minLength: 1, maxLength: 2 }).map((t) => t.join(" ")), weight: 2 }, { arbitrary: schemaQuery, weight: 1 });
+      const schemaQuery = requests
+        .valid("searchResources")
+        .map((input) => input.query.find(([k]) => k === "query")?.[1] ?? "");
+      const term = fc.oneof(
+        fc.constantFrom(...(words.length > 0 ? words : ["a"])),
+        fc.constantFrom(...resourceTypes).map((t) => `type:${t}`),
+      );
+      const query = fc.oneof(
+        { arbitrary: fc.array(term, { minLength: 1, maxLength: 2 }).map((t) => t.join(" ")), weight: 2 },
+        { arbitrary: schemaQuery, weight: 1 },
+      );
       generators.push({
         name: "valid searchResources",
-        arbitrary: query.map((q) => ({ operationId, request: search(q), judge: judgeWith(operationId, (a) => searchVerdicts(a, q, access, resourceTypes)) })),
+        arbitrary: query.map((q) => ({
+          operationId,
+          request: search(q),
+          judge: judgeWith(operationId, (a) => searchVerdicts(a, q, access, resourceTypes)),
+        })),
       });
     } else if (writes && operationId === "updateClusterMachine") {
       const bodies = requests
         .valid("updateClusterMachine")
-        .map((input) => Object.fromEntries(Object.entries(input.body as object).filter(([k]) => k === "powerState" || k === "priceHr")))
+        .map((input) =>
+          Object.fromEntries(
+            Object.entries(input.body as object).filter(([k]) => k === "powerState" || k === "priceHr"),
+          ),
+        )
         .filter((body) => Object.keys(body).length > 0);
       generators.push({
         name: "valid updateClusterMachine",
@@ -248,7 +290,15 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     } else if (writes && operationId === "createApiKey") {
       generators.push({
         name: "valid createApiKey",
-        arbitrary: fc.nat().map((n) => ({ operationId, request: withKey(operationId, { path: {}, query: [], body: { apikeyId: `${keyPrefix}-${n.toString(36)}` } }), judge })),
+        arbitrary: fc.nat().map((n) => ({
+          operationId,
+          request: withKey(operationId, {
+            path: {},
+            query: [],
+            body: { apikeyId: `${keyPrefix}-${n.toString(36)}` },
+          }),
+          judge,
+        })),
       });
     }
     // What broken and key-less requests of the operation carry: a machine that does not exist, or our key ids.
@@ -278,7 +328,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       name: `no usable key ${operationId}`,
       arbitrary: fc.tuple(probe, how).map(([input, [name, authorization]]) => {
         const request = withKey(operationId, input);
-        const headers = Object.fromEntries(Object.entries(request.headers ?? {}).filter(([k]) => k !== "authorization"));
+        const headers = Object.fromEntries(
+          Object.entries(request.headers ?? {}).filter(([k]) => k !== "authorization"),
+        );
         return {
           operationId,
           request: { ...request, headers: authorization === undefined ? headers : { ...headers, authorization } },
@@ -296,7 +348,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   for (let r = 0; deadline !== undefined || r * round < runs; r++) {
     const batches = generators.map((generator, g) => {
       const count = deadline === undefined ? Math.min(round, runs - r * round) : round;
-      return fc.sample(generator.arbitrary, { seed: seedOf(g, r), numRuns: count }).map((c, index) => ({ c, replay: { generator, seed: seedOf(g, r), index } }));
+      return fc
+        .sample(generator.arbitrary, { seed: seedOf(g, r), numRuns: count })
+        .map((c, index) => ({ c, replay: { generator, seed: seedOf(g, r), index } }));
     });
     for (let i = 0; i < round; i++) {
       for (const batch of batches) {
@@ -321,7 +375,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
         if (verdict) last = { request: c.request, message: verdict };
         return !verdict;
       }),
-      { seed: replaySeed, path: String(index), interruptAfterTimeLimit: Math.max(1000, Math.min(10_000, shrinkUntil - performance.now())), markInterruptAsFailure: false },
+      {
+        seed: replaySeed,
+        path: String(index),
+        interruptAfterTimeLimit: Math.max(1000, Math.min(10_000, shrinkUntil - performance.now())),
+        markInterruptAsFailure: false,
+      },
     );
     if (details.failed && last) result.failure.shrunk = { ...last, steps: details.numShrinks };
   }
@@ -335,7 +394,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
         : `could not restore ${writes.projectId}/${writes.machineId} to ${JSON.stringify(restore)}: answered ${answer.status}`,
     );
   }
-  if (writes && operationIds.includes("createApiKey")) notes.push(`API keys created by this run have ids starting with ${keyPrefix}- (the interface cannot delete keys)`);
+  if (writes && operationIds.includes("createApiKey"))
+    notes.push(`API keys created by this run have ids starting with ${keyPrefix}- (the interface cannot delete keys)`);
   agent.destroy();
 
   const order = Object.keys(checks);
@@ -343,7 +403,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     .map(({ replay: _replay, ...result }) => result)
     .sort((a, b) => order.indexOf(a.check) - order.indexOf(b.check) || a.operationId.localeCompare(b.operationId));
   /** The p-th percentile of values sorted in ascending order. */
-  const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
+  const percentile = (sorted: number[], p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
   return {
     baseUrl: options.baseUrl,
     seed,

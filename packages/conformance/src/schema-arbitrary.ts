@@ -8,7 +8,16 @@
  */
 import { createSchemaValidator, type OpenApiDocument, type SchemaValidator } from "@compute-api/contract";
 import fc from "fast-check";
-import { canonicalJson, flatten, isNever, nodeAt, possibleTypes, type FlatSchema, type JsonType, type SchemaNode } from "./schema-node.js";
+import {
+  canonicalJson,
+  type FlatSchema,
+  flatten,
+  isNever,
+  type JsonType,
+  nodeAt,
+  possibleTypes,
+  type SchemaNode,
+} from "./schema-node.js";
 
 /** Where a value sits in the generated value: property names, and `*` for any item of an array. */
 export type ValuePath = readonly string[];
@@ -49,16 +58,26 @@ const groupKey = (branches: readonly SchemaNode[]): string => branches[0]?.point
 /** Arbitraries for the schemas of the document. */
 export function createSchemaArbitraries(document: OpenApiDocument): SchemaArbitraries {
   const validator = createSchemaValidator(document);
-  const isValid = (nodes: readonly SchemaNode[], value: unknown): boolean => nodes.every((n) => n.schema === true || validator.compile(n.pointer)(value));
+  const isValid = (nodes: readonly SchemaNode[], value: unknown): boolean =>
+    nodes.every((n) => n.schema === true || validator.compile(n.pointer)(value));
 
-  function forNodes(nodes: readonly SchemaNode[], path: ValuePath, options: SchemaArbitraryOptions = {}, expanded: ReadonlySet<string> = new Set(), overrideHere = true): fc.Arbitrary<unknown> {
-    const overridden = overrideHere ? options.override?.(path, () => forNodes(nodes, path, options, expanded, false)) : undefined;
+  function forNodes(
+    nodes: readonly SchemaNode[],
+    path: ValuePath,
+    options: SchemaArbitraryOptions = {},
+    expanded: ReadonlySet<string> = new Set(),
+    overrideHere = true,
+  ): fc.Arbitrary<unknown> {
+    const overridden = overrideHere
+      ? options.override?.(path, () => forNodes(nodes, path, options, expanded, false))
+      : undefined;
     if (overridden) return overridden;
     if (isNever(nodes)) throw new Error(`nothing is valid at ${path.join(".") || "the root"} (false schema)`);
     const flat = flatten(document, nodes);
-    const groups = [...flat.oneOf.map((branches) => ({ branches, exclusive: true })), ...flat.anyOf.map((branches) => ({ branches, exclusive: false }))].filter(
-      (g) => !expanded.has(groupKey(g.branches)),
-    );
+    const groups = [
+      ...flat.oneOf.map((branches) => ({ branches, exclusive: true })),
+      ...flat.anyOf.map((branches) => ({ branches, exclusive: false })),
+    ].filter((g) => !expanded.has(groupKey(g.branches)));
     let arbitrary: fc.Arbitrary<unknown>;
     const [group] = groups;
     if (flat.const) arbitrary = fc.constant(flat.const.value);
@@ -69,9 +88,12 @@ export function createSchemaArbitraries(document: OpenApiDocument): SchemaArbitr
       // A branch is generated together with every other schema that applies here; the next oneOf/anyOf group,
       // if any, is expanded inside it.
       const inner = new Set([...expanded, groupKey(group.branches)]);
-      const branches = group.branches.filter((b) => b.schema !== false).map((b) => forNodes([...nodes, b], path, options, inner));
+      const branches = group.branches
+        .filter((b) => b.schema !== false)
+        .map((b) => forNodes([...nodes, b], path, options, inner));
       arbitrary = fc.oneof(...branches);
-      if (group.exclusive) arbitrary = arbitrary.filter((v) => group.branches.filter((b) => isValid([b], v)).length === 1);
+      if (group.exclusive)
+        arbitrary = arbitrary.filter((v) => group.branches.filter((b) => isValid([b], v)).length === 1);
     } else {
       const possible = possibleTypes(flat);
       const types = possible.filter((t) => !(t === "number" && possible.includes("integer")));
@@ -88,26 +110,50 @@ export function createSchemaArbitraries(document: OpenApiDocument): SchemaArbitr
   function matches(node: SchemaNode, value: unknown): boolean {
     const s = node.schema;
     if (typeof s === "object" && Object.keys(s).every((k) => k === "const" || k === "enum" || k === "description")) {
-      if ("const" in s) return canonicalJson(s["const"]) === canonicalJson(value);
-      return (s["enum"] as unknown[]).some((e) => canonicalJson(e) === canonicalJson(value));
+      if ("const" in s) return canonicalJson(s.const) === canonicalJson(value);
+      return (s.enum as unknown[]).some((e) => canonicalJson(e) === canonicalJson(value));
     }
     return isValid([node], value);
   }
 
-  function byType(type: JsonType, flat: FlatSchema, path: ValuePath, options: SchemaArbitraryOptions): fc.Arbitrary<unknown> {
+  function byType(
+    type: JsonType,
+    flat: FlatSchema,
+    path: ValuePath,
+    options: SchemaArbitraryOptions,
+  ): fc.Arbitrary<unknown> {
     switch (type) {
       case "string":
         return stringArbitrary(flat);
       case "integer": {
-        const bounded = flat.format === "int32" ? int32 : { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER };
-        const min = Math.max(bounded.min, Math.ceil(flat.minimum ?? -Infinity), Math.floor((flat.exclusiveMinimum ?? -Infinity) + 1));
-        const max = Math.min(bounded.max, Math.floor(flat.maximum ?? Infinity), Math.ceil((flat.exclusiveMaximum ?? Infinity) - 1));
+        const bounded =
+          flat.format === "int32" ? int32 : { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER };
+        const min = Math.max(
+          bounded.min,
+          Math.ceil(flat.minimum ?? -Infinity),
+          Math.floor((flat.exclusiveMinimum ?? -Infinity) + 1),
+        );
+        const max = Math.min(
+          bounded.max,
+          Math.floor(flat.maximum ?? Infinity),
+          Math.ceil((flat.exclusiveMaximum ?? Infinity) - 1),
+        );
         return fc.integer({ min, max });
       }
       case "number":
         return fc
-          .double({ noNaN: true, noDefaultInfinity: true, ...(flat.minimum === undefined ? {} : { min: flat.minimum }), ...(flat.maximum === undefined ? {} : { max: flat.maximum }) })
-          .filter((n) => !(n <= (flat.exclusiveMinimum ?? -Infinity)) && !(n >= (flat.exclusiveMaximum ?? Infinity)) && !Object.is(n, -0));
+          .double({
+            noNaN: true,
+            noDefaultInfinity: true,
+            ...(flat.minimum === undefined ? {} : { min: flat.minimum }),
+            ...(flat.maximum === undefined ? {} : { max: flat.maximum }),
+          })
+          .filter(
+            (n) =>
+              !(n <= (flat.exclusiveMinimum ?? -Infinity)) &&
+              !(n >= (flat.exclusiveMaximum ?? Infinity)) &&
+              !Object.is(n, -0),
+          );
       case "boolean":
         return fc.boolean();
       case "null":
@@ -123,10 +169,16 @@ export function createSchemaArbitraries(document: OpenApiDocument): SchemaArbitr
     const item = flat.items ? forNodes(flat.items, [...path, "*"], options) : fc.jsonValue({ maxDepth: 1 });
     const minLength = flat.minItems ?? 0;
     const maxLength = Math.min(flat.maxItems ?? minLength + defaultSpan, minLength + defaultSpan);
-    return flat.uniqueItems ? fc.uniqueArray(item, { minLength, maxLength, selector: canonicalJson }) : fc.array(item, { minLength, maxLength });
+    return flat.uniqueItems
+      ? fc.uniqueArray(item, { minLength, maxLength, selector: canonicalJson })
+      : fc.array(item, { minLength, maxLength });
   }
 
-  function objectArbitrary(flat: FlatSchema, path: ValuePath, options: SchemaArbitraryOptions): fc.Arbitrary<Record<string, unknown>> {
+  function objectArbitrary(
+    flat: FlatSchema,
+    path: ValuePath,
+    options: SchemaArbitraryOptions,
+  ): fc.Arbitrary<Record<string, unknown>> {
     const direction = options.direction ?? "request";
     const names = [...flat.properties.keys()].filter((name) => {
       const nodes = flat.properties.get(name) ?? [];
@@ -135,21 +187,29 @@ export function createSchemaArbitraries(document: OpenApiDocument): SchemaArbitr
       return !(direction === "request" ? child.readOnly : child.writeOnly);
     });
     for (const name of flat.required) {
-      if (!names.includes(name) && !flat.properties.has(name)) throw new Error(`required property ${name} has no schema at ${path.join(".")}`);
+      if (!names.includes(name) && !flat.properties.has(name))
+        throw new Error(`required property ${name} has no schema at ${path.join(".")}`);
     }
-    const model = Object.fromEntries(names.map((name) => [name, forNodes(flat.properties.get(name) ?? [], [...path, name], options)]));
+    const model = Object.fromEntries(
+      names.map((name) => [name, forNodes(flat.properties.get(name) ?? [], [...path, name], options)]),
+    );
     let arbitrary: fc.Arbitrary<Record<string, unknown>> = fc
       .record(model, { requiredKeys: names.filter((n) => flat.required.has(n)) })
       .map((o) => ({ ...o }));
     const additional = flat.additionalProperties;
     if (additional) {
       const key = fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !flat.properties.has(k));
-      const extra = fc.dictionary(key, forNodes(additional, [...path, "*"], options), { maxKeys: 3, noNullPrototype: true });
+      const extra = fc.dictionary(key, forNodes(additional, [...path, "*"], options), {
+        maxKeys: 3,
+        noNullPrototype: true,
+      });
       arbitrary = fc.tuple(arbitrary, extra).map(([known, more]) => withProperties(known, more));
     }
     const { minProperties = 0, maxProperties = Infinity } = flat;
     if (minProperties > 0 || maxProperties < Infinity) {
-      arbitrary = arbitrary.filter((o) => Object.keys(o).length >= minProperties && Object.keys(o).length <= maxProperties);
+      arbitrary = arbitrary.filter(
+        (o) => Object.keys(o).length >= minProperties && Object.keys(o).length <= maxProperties,
+      );
     }
     return arbitrary;
   }
@@ -165,9 +225,13 @@ export function createSchemaArbitraries(document: OpenApiDocument): SchemaArbitr
 }
 
 /** A copy of `target` with `more` added as own properties (also `__proto__`, which `=` would not add). */
-export function withProperties(target: Record<string, unknown>, more: Record<string, unknown>): Record<string, unknown> {
+export function withProperties(
+  target: Record<string, unknown>,
+  more: Record<string, unknown>,
+): Record<string, unknown> {
   const out = { ...target };
-  for (const [k, v] of Object.entries(more)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(more))
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -178,14 +242,19 @@ export function stringArbitrary(flat: FlatSchema): fc.Arbitrary<string> {
   const patterns = flat.patterns.map((p) => new RegExp(p, "u"));
   const inBounds = (s: string) => codePoints(s) >= min && codePoints(s) <= max && patterns.every((re) => re.test(s));
   if (flat.format === "date-time") {
-    return fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59Z"), noInvalidDate: true }).map((d) => d.toISOString()).filter(inBounds);
+    return fc
+      .date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59Z"), noInvalidDate: true })
+      .map((d) => d.toISOString())
+      .filter(inBounds);
   }
   if (flat.format !== undefined) throw new Error(`string format ${flat.format} is not supported`);
   const [first] = patterns;
   if (first) return fc.stringMatching(first, { size: min > 8 ? "medium" : "small" }).filter(inBounds);
   // Printable ASCII, and any code point (control characters, astral planes): both count one unit per code point.
   const span = { minLength: min, maxLength: Math.min(max, min + defaultSpan * 4) };
-  return fc.oneof(fc.string({ unit: "grapheme-ascii", ...span }), fc.string({ unit: "binary", ...span })).filter((s) => isWellFormed(s) && inBounds(s));
+  return fc
+    .oneof(fc.string({ unit: "grapheme-ascii", ...span }), fc.string({ unit: "binary", ...span }))
+    .filter((s) => isWellFormed(s) && inBounds(s));
 }
 
 /** Whether a string has no lone surrogate (it can be encoded as UTF-8, in a URL or in JSON text). */

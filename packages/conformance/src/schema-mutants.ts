@@ -6,8 +6,16 @@
  * broken constraint is the only reason to refuse it.
  */
 import fc from "fast-check";
-import { codePoints, isWellFormed, stringArbitrary, withProperties, type SchemaArbitraries, type SchemaArbitraryOptions, type ValuePath } from "./schema-arbitrary.js";
-import { canonicalJson, isNever, jsonTypes, type FlatSchema, type JsonType, type SchemaNode } from "./schema-node.js";
+import {
+  codePoints,
+  isWellFormed,
+  type SchemaArbitraries,
+  type SchemaArbitraryOptions,
+  stringArbitrary,
+  type ValuePath,
+  withProperties,
+} from "./schema-arbitrary.js";
+import { canonicalJson, type FlatSchema, isNever, type JsonType, jsonTypes, type SchemaNode } from "./schema-node.js";
 
 /** A value with one constraint broken: which keyword, and where (property names and array indices). */
 export interface Mutant {
@@ -50,7 +58,9 @@ function jsonTypeOf(value: unknown): JsonType {
 /** Characters a pattern names (literals, class members, `\xNN` escapes) and their neighbours: near misses of its grammar. */
 export function patternAlphabet(pattern: string): string[] {
   const points = new Set<number>();
-  const add = (cp: number) => [cp - 1, cp, cp + 1].forEach((p) => p >= 0 && p <= 0x10ffff && points.add(p));
+  const add = (cp: number) => {
+    for (const p of [cp - 1, cp, cp + 1]) if (p >= 0 && p <= 0x10ffff) points.add(p);
+  };
   for (const ch of pattern) add(ch.codePointAt(0) ?? 0);
   for (const [, hex] of pattern.matchAll(/\\x([0-9A-Fa-f]{2})/g)) add(Number.parseInt(hex ?? "0", 16));
   return [...points].filter((p) => p < 0xd800 || p > 0xdfff).map((p) => String.fromCodePoint(p));
@@ -70,7 +80,11 @@ export function edited(value: string, chars: fc.Arbitrary<string>): fc.Arbitrary
 }
 
 /** Any single code point: printable ASCII, control characters, the rest of Unicode. */
-const anyChar = fc.oneof(fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 1 }), fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), fc.string({ unit: "binary", minLength: 1, maxLength: 1 }).filter((s) => isWellFormed(s)));
+const anyChar = fc.oneof(
+  fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 1 }),
+  fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)),
+  fc.string({ unit: "binary", minLength: 1, maxLength: 1 }).filter((s) => isWellFormed(s)),
+);
 
 /** Values of one JSON type, for the type mutator. */
 function ofType(type: JsonType): fc.Arbitrary<unknown> {
@@ -100,16 +114,29 @@ function ofType(type: JsonType): fc.Arbitrary<unknown> {
 const writableName = (name: string): boolean => name !== "" && !/[/.[\]]/.test(name) && isWellFormed(name);
 
 /** Every constraint of the schema at the nodes that one value can break, each with its arbitrary of mutants. */
-export function mutationSites(arbitraries: SchemaArbitraries, nodes: readonly SchemaNode[], options: MutantOptions = {}): MutationSite[] {
+export function mutationSites(
+  arbitraries: SchemaArbitraries,
+  nodes: readonly SchemaNode[],
+  options: MutantOptions = {},
+): MutationSite[] {
   const carrier = options.carrier ?? "json";
   const sites: MutationSite[] = [];
 
-  const walk = (at: ValuePath, here: readonly SchemaNode[], embed: (leaf: fc.Arbitrary<Mutant>) => fc.Arbitrary<Mutant>): void => {
+  const walk = (
+    at: ValuePath,
+    here: readonly SchemaNode[],
+    embed: (leaf: fc.Arbitrary<Mutant>) => fc.Arbitrary<Mutant>,
+  ): void => {
     const flat = arbitraries.flatten(here);
     const valid = arbitraries.forNodes(here, at, options);
     for (const [keyword, leaf, misses] of leafMutators(flat, valid, at, carrier !== "json")) {
       const wrap = (values: fc.Arbitrary<unknown>) => embed(values.map((value) => ({ value, path: [], keyword })));
-      sites.push({ at, keyword, arbitrary: wrap(leaf), ...(misses ? { nearMisses: misses.map((m) => wrap(fc.constant(m))) } : {}) });
+      sites.push({
+        at,
+        keyword,
+        arbitrary: wrap(leaf),
+        ...(misses ? { nearMisses: misses.map((m) => wrap(fc.constant(m))) } : {}),
+      });
     }
     for (const [keyword, leaf] of objectMutators(flat, valid)) {
       sites.push({ at: [...at, ...keyword.at], keyword: keyword.name, arbitrary: embed(leaf) });
@@ -117,7 +144,13 @@ export function mutationSites(arbitraries: SchemaArbitraries, nodes: readonly Sc
     if (carrier !== "json") return;
     for (const [name, child] of childProperties(flat)) {
       walk([...at, name], child, (leaf) =>
-        embed(fc.tuple(valid, leaf).map(([parent, m]) => ({ ...m, value: withProperties(parent as Record<string, unknown>, { [name]: m.value }), path: [name, ...m.path] }))),
+        embed(
+          fc.tuple(valid, leaf).map(([parent, m]) => ({
+            ...m,
+            value: withProperties(parent as Record<string, unknown>, { [name]: m.value }),
+            path: [name, ...m.path],
+          })),
+        ),
       );
     }
     if (flat.items && !isNever(flat.items)) {
@@ -144,7 +177,12 @@ export function mutationSites(arbitraries: SchemaArbitraries, nodes: readonly Sc
     });
 
   /** Mutators of the value itself: type, const, enum, not, string and number bounds, array bounds. */
-  function leafMutators(flat: FlatSchema, valid: fc.Arbitrary<unknown>, at: ValuePath, textOnly: boolean): [string, fc.Arbitrary<unknown>, string[]?][] {
+  function leafMutators(
+    flat: FlatSchema,
+    valid: fc.Arbitrary<unknown>,
+    at: ValuePath,
+    textOnly: boolean,
+  ): [string, fc.Arbitrary<unknown>, string[]?][] {
     const out: [string, fc.Arbitrary<unknown>, string[]?][] = [];
     const min = flat.minLength ?? 0;
     const max = flat.maxLength ?? Infinity;
@@ -158,7 +196,7 @@ export function mutationSites(arbitraries: SchemaArbitraries, nodes: readonly Sc
       if (others.length > 0) out.push(["type", fc.oneof(...others.map(ofType))]);
     }
     const listed = flat.const ? [flat.const.value] : flat.enum;
-    if (listed && listed.every((v) => typeof v === "string")) {
+    if (listed?.every((v) => typeof v === "string")) {
       const keyword = flat.const ? "const" : "enum";
       const words = listed as string[];
       const misses = fc.oneof(
@@ -170,11 +208,14 @@ export function mutationSites(arbitraries: SchemaArbitraries, nodes: readonly Sc
     }
     for (const not of flat.not) {
       const s = not.schema;
-      const excluded = typeof s === "object" ? ("const" in s ? [s["const"]] : Array.isArray(s["enum"]) ? s["enum"] : undefined) : undefined;
+      const excluded =
+        typeof s === "object" ? ("const" in s ? [s.const] : Array.isArray(s.enum) ? s.enum : undefined) : undefined;
       // Only the excluded values that the rest of the schema accepts (type, enum, const) break `not` alone.
       const alone = excluded?.filter(
         (v) =>
-          (!flat.types || flat.types.includes(jsonTypeOf(v)) || (jsonTypeOf(v) === "integer" && flat.types.includes("number"))) &&
+          (!flat.types ||
+            flat.types.includes(jsonTypeOf(v)) ||
+            (jsonTypeOf(v) === "integer" && flat.types.includes("number"))) &&
           (!flat.enum || flat.enum.some((e) => canonicalJson(e) === canonicalJson(v))) &&
           (!flat.const || canonicalJson(flat.const.value) === canonicalJson(v)),
       );
@@ -185,10 +226,19 @@ export function mutationSites(arbitraries: SchemaArbitraries, nodes: readonly Sc
         const chars = patternAlphabet(flat.patterns[i] ?? "");
         const base = valid as fc.Arbitrary<string>;
         const refused = (s: string) => !re.test(s) && codePoints(s) >= min && codePoints(s) <= max && sendable(s);
-        const candidates = fc.oneof(base.chain((v) => edited(v, fc.constantFrom(...chars))), base.chain((v) => edited(v, anyChar)), fc.string({ unit: "binary", maxLength: 24 }));
+        const candidates = fc.oneof(
+          base.chain((v) => edited(v, fc.constantFrom(...chars))),
+          base.chain((v) => edited(v, anyChar)),
+          fc.string({ unit: "binary", maxLength: 24 }),
+        );
         const [sample = ""] = fc.sample(base, { numRuns: 1, seed: 1 });
         const units = [...sample];
-        const misses = chars.flatMap((c) => [c + sample, sample + c, c + units.slice(1).join(""), units.slice(0, -1).join("") + c]);
+        const misses = chars.flatMap((c) => [
+          c + sample,
+          sample + c,
+          c + units.slice(1).join(""),
+          units.slice(0, -1).join("") + c,
+        ]);
         out.push(["pattern", candidates.filter(refused), [...new Set(misses)].filter(refused)]);
       }
       if (min > 0) {
@@ -196,20 +246,39 @@ export function mutationSites(arbitraries: SchemaArbitraries, nodes: readonly Sc
         if (sendable(min > 1 ? "x" : "")) out.push(["minLength", shorter]);
       }
       if (max < Infinity) {
-        const longer = patterns[0] ? fc.stringMatching(patterns[0], { size: "large" }) : fc.string({ minLength: max + 1, maxLength: max + 32 });
-        out.push(["maxLength", longer.filter((s) => codePoints(s) > max && patterns.every((re) => re.test(s)) && sendable(s))]);
+        const longer = patterns[0]
+          ? fc.stringMatching(patterns[0], { size: "large" })
+          : fc.string({ minLength: max + 1, maxLength: max + 32 });
+        out.push([
+          "maxLength",
+          longer.filter((s) => codePoints(s) > max && patterns.every((re) => re.test(s)) && sendable(s)),
+        ]);
       }
     }
     const numeric = flat.types?.every((t) => t === "integer" || t === "number") ?? false;
     if (numeric && !listed) {
       const integer = flat.types?.includes("integer") && !flat.types.includes("number");
-      if (flat.minimum !== undefined) out.push(["minimum", integer ? fc.integer({ max: Math.ceil(flat.minimum) - 1 }) : fc.double({ max: flat.minimum, maxExcluded: true, noNaN: true, noDefaultInfinity: true })]);
-      if (flat.maximum !== undefined) out.push(["maximum", integer ? fc.integer({ min: Math.floor(flat.maximum) + 1 }) : fc.double({ min: flat.maximum, minExcluded: true, noNaN: true, noDefaultInfinity: true })]);
+      if (flat.minimum !== undefined)
+        out.push([
+          "minimum",
+          integer
+            ? fc.integer({ max: Math.ceil(flat.minimum) - 1 })
+            : fc.double({ max: flat.minimum, maxExcluded: true, noNaN: true, noDefaultInfinity: true }),
+        ]);
+      if (flat.maximum !== undefined)
+        out.push([
+          "maximum",
+          integer
+            ? fc.integer({ min: Math.floor(flat.maximum) + 1 })
+            : fc.double({ min: flat.maximum, minExcluded: true, noNaN: true, noDefaultInfinity: true }),
+        ]);
     }
     if (flat.items && !textOnly) {
       const item = arbitraries.forNodes(flat.items, [...at, "*"], options);
       const array = (minLength: number, maxLength: number) =>
-        flat.uniqueItems ? fc.uniqueArray(item, { minLength, maxLength, selector: canonicalJson }) : fc.array(item, { minLength, maxLength });
+        flat.uniqueItems
+          ? fc.uniqueArray(item, { minLength, maxLength, selector: canonicalJson })
+          : fc.array(item, { minLength, maxLength });
       if (flat.maxItems !== undefined) out.push(["maxItems", array(flat.maxItems + 1, flat.maxItems + 4)]);
       if (flat.minItems !== undefined && flat.minItems > 0) out.push(["minItems", array(0, flat.minItems - 1)]);
     }
@@ -217,7 +286,10 @@ export function mutationSites(arbitraries: SchemaArbitraries, nodes: readonly Sc
   }
 
   /** Mutators that reach into an object or array: required, additionalProperties, minProperties, uniqueItems. */
-  function objectMutators(flat: FlatSchema, valid: fc.Arbitrary<unknown>): [{ name: string; at: ValuePath }, fc.Arbitrary<Mutant>][] {
+  function objectMutators(
+    flat: FlatSchema,
+    valid: fc.Arbitrary<unknown>,
+  ): [{ name: string; at: ValuePath }, fc.Arbitrary<Mutant>][] {
     const out: [{ name: string; at: ValuePath }, fc.Arbitrary<Mutant>][] = [];
     if (carrier !== "json") return out;
     const objects = valid as fc.Arbitrary<Record<string, unknown>>;
@@ -233,21 +305,37 @@ export function mutationSites(arbitraries: SchemaArbitraries, nodes: readonly Sc
       ]);
     }
     if (flat.additionalProperties === false) {
-      const unknown = fc.string({ minLength: 1, maxLength: 16 }).filter((k) => !flat.properties.has(k) && writableName(k));
+      const unknown = fc
+        .string({ minLength: 1, maxLength: 16 })
+        .filter((k) => !flat.properties.has(k) && writableName(k));
       out.push([
         { name: "additionalProperties", at: [] },
-        fc.tuple(objects, unknown, fc.jsonValue({ maxDepth: 1 })).map(([o, key, v]) => ({ value: withProperties(o, { [key]: v }), path: [key], keyword: "additionalProperties" })),
+        fc.tuple(objects, unknown, fc.jsonValue({ maxDepth: 1 })).map(([o, key, v]) => ({
+          value: withProperties(o, { [key]: v }),
+          path: [key],
+          keyword: "additionalProperties",
+        })),
       ]);
     }
     if (flat.minProperties !== undefined && flat.minProperties > flat.required.size) {
       const keep = flat.minProperties - 1;
       out.push([
         { name: "minProperties", at: [] },
-        objects.map((o) => ({ value: Object.fromEntries(Object.entries(o).sort(([a], [b]) => Number(flat.required.has(b)) - Number(flat.required.has(a))).slice(0, keep)), path: [], keyword: "minProperties" })),
+        objects.map((o) => ({
+          value: Object.fromEntries(
+            Object.entries(o)
+              .sort(([a], [b]) => Number(flat.required.has(b)) - Number(flat.required.has(a)))
+              .slice(0, keep),
+          ),
+          path: [],
+          keyword: "minProperties",
+        })),
       ]);
     }
     if (flat.uniqueItems) {
-      const arrays = (valid as fc.Arbitrary<unknown[]>).filter((a) => Array.isArray(a) && a.length > 0 && a.length < (flat.maxItems ?? Infinity));
+      const arrays = (valid as fc.Arbitrary<unknown[]>).filter(
+        (a) => Array.isArray(a) && a.length > 0 && a.length < (flat.maxItems ?? Infinity),
+      );
       out.push([
         { name: "uniqueItems", at: [] },
         fc.tuple(arrays, fc.nat(), fc.nat()).map(([a, i, j]) => {

@@ -57,20 +57,71 @@ export interface FlatSchema {
 
 /** Keywords that only annotate (or that OpenAPI adds) and never constrain a value. */
 const annotations = new Set([
-  "$schema", "$id", "$anchor", "$comment", "$defs", "title", "description", "examples", "example", "default",
-  "deprecated", "discriminator", "xml", "externalDocs", "contentMediaType", "contentEncoding",
+  "$schema",
+  "$id",
+  "$anchor",
+  "$comment",
+  "$defs",
+  "title",
+  "description",
+  "examples",
+  "example",
+  "default",
+  "deprecated",
+  "discriminator",
+  "xml",
+  "externalDocs",
+  "contentMediaType",
+  "contentEncoding",
 ]);
 
 /** Keywords that constrain values but are not supported: meeting one throws rather than generating wrong values. */
 const unsupported = new Set([
-  "prefixItems", "contains", "minContains", "maxContains", "patternProperties", "propertyNames", "dependentRequired",
-  "dependentSchemas", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "multipleOf",
+  "prefixItems",
+  "contains",
+  "minContains",
+  "maxContains",
+  "patternProperties",
+  "propertyNames",
+  "dependentRequired",
+  "dependentSchemas",
+  "if",
+  "then",
+  "else",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "$dynamicRef",
+  "multipleOf",
 ]);
 
 const handled = new Set([
-  "$ref", "type", "const", "enum", "not", "pattern", "minLength", "maxLength", "format", "minimum", "maximum",
-  "exclusiveMinimum", "exclusiveMaximum", "properties", "required", "additionalProperties", "minProperties",
-  "maxProperties", "items", "minItems", "maxItems", "uniqueItems", "allOf", "oneOf", "anyOf", "readOnly", "writeOnly",
+  "$ref",
+  "type",
+  "const",
+  "enum",
+  "not",
+  "pattern",
+  "minLength",
+  "maxLength",
+  "format",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "properties",
+  "required",
+  "additionalProperties",
+  "minProperties",
+  "maxProperties",
+  "items",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "allOf",
+  "oneOf",
+  "anyOf",
+  "readOnly",
+  "writeOnly",
 ]);
 
 /** Escapes one JSON pointer token. */
@@ -79,7 +130,11 @@ export const pointerToken = (token: string): string => token.replaceAll("~", "~0
 /** The value at a local pointer (`#/components/schemas/X`) of the document; throws when there is none. */
 export function resolvePointer(document: unknown, pointer: string): unknown {
   if (!pointer.startsWith("#")) throw new Error(`only local references are supported, not ${pointer}`);
-  const tokens = pointer.slice(1).split("/").slice(1).map((t) => decodeURIComponent(t).replaceAll("~1", "/").replaceAll("~0", "~"));
+  const tokens = pointer
+    .slice(1)
+    .split("/")
+    .slice(1)
+    .map((t) => decodeURIComponent(t).replaceAll("~1", "/").replaceAll("~0", "~"));
   let value: unknown = document;
   for (const token of tokens) {
     if (typeof value !== "object" || value === null || !(token in value)) throw new Error(`no schema at ${pointer}`);
@@ -104,8 +159,10 @@ const intersectTypes = (a: JsonType[] | undefined, b: JsonType[] | undefined): J
   return out;
 };
 
-const tighter = (pick: (a: number, b: number) => number) => (a: number | undefined, b: unknown): number | undefined =>
-  typeof b !== "number" ? a : a === undefined ? b : pick(a, b);
+const tighter =
+  (pick: (a: number, b: number) => number) =>
+  (a: number | undefined, b: unknown): number | undefined =>
+    typeof b !== "number" ? a : a === undefined ? b : pick(a, b);
 const atLeast = tighter(Math.max);
 const atMost = tighter(Math.min);
 
@@ -115,8 +172,16 @@ const atMost = tighter(Math.min);
  */
 export function flatten(document: unknown, nodes: readonly SchemaNode[]): FlatSchema {
   const flat: FlatSchema = {
-    not: [], patterns: [], properties: new Map(), required: new Set(), uniqueItems: false, oneOf: [], anyOf: [],
-    readOnly: false, writeOnly: false, pointers: [],
+    not: [],
+    patterns: [],
+    properties: new Map(),
+    required: new Set(),
+    uniqueItems: false,
+    oneOf: [],
+    anyOf: [],
+    readOnly: false,
+    writeOnly: false,
+    pointers: [],
   };
   const seen = new Set<string>();
   const visit = (node: SchemaNode, record: boolean): void => {
@@ -129,49 +194,61 @@ export function flatten(document: unknown, nodes: readonly SchemaNode[]): FlatSc
     }
     if (seen.has(node.pointer)) throw new Error(`recursive schema at ${node.pointer} is not supported`);
     seen.add(node.pointer);
-    const at = (...tokens: (string | number)[]) => `${node.pointer}/${tokens.map((t) => pointerToken(String(t))).join("/")}`;
+    const at = (...tokens: (string | number)[]) =>
+      `${node.pointer}/${tokens.map((t) => pointerToken(String(t))).join("/")}`;
     for (const keyword of Object.keys(s)) {
       if (unsupported.has(keyword)) throw new Error(`${node.pointer}: keyword ${keyword} is not supported`);
       if (!handled.has(keyword) && !annotations.has(keyword) && !keyword.startsWith("x-")) {
         throw new Error(`${node.pointer}: unknown keyword ${keyword}`);
       }
     }
-    if (typeof s["$ref"] === "string") visit(nodeAt(document, s["$ref"]), false);
-    if (s["type"] !== undefined) {
-      const types = (Array.isArray(s["type"]) ? s["type"] : [s["type"]]) as JsonType[];
+    if (typeof s.$ref === "string") visit(nodeAt(document, s.$ref), false);
+    if (s.type !== undefined) {
+      const types = (Array.isArray(s.type) ? s.type : [s.type]) as JsonType[];
       flat.types = intersectTypes(flat.types, types);
     }
-    if ("const" in s) flat.const = { value: s["const"] };
-    if (Array.isArray(s["enum"])) flat.enum = flat.enum ? flat.enum.filter((v) => (s["enum"] as unknown[]).includes(v)) : [...s["enum"]];
-    if (s["not"] !== undefined) flat.not.push({ schema: s["not"] as JsonSchema, pointer: at("not") });
-    if (typeof s["pattern"] === "string") flat.patterns.push(s["pattern"]);
-    if (typeof s["format"] === "string") flat.format = s["format"];
-    flat.minLength = atLeast(flat.minLength, s["minLength"]);
-    flat.maxLength = atMost(flat.maxLength, s["maxLength"]);
-    flat.minimum = atLeast(flat.minimum, s["minimum"]);
-    flat.maximum = atMost(flat.maximum, s["maximum"]);
-    flat.exclusiveMinimum = atLeast(flat.exclusiveMinimum, s["exclusiveMinimum"]);
-    flat.exclusiveMaximum = atMost(flat.exclusiveMaximum, s["exclusiveMaximum"]);
-    flat.minProperties = atLeast(flat.minProperties, s["minProperties"]);
-    flat.maxProperties = atMost(flat.maxProperties, s["maxProperties"]);
-    flat.minItems = atLeast(flat.minItems, s["minItems"]);
-    flat.maxItems = atMost(flat.maxItems, s["maxItems"]);
-    if (s["uniqueItems"] === true) flat.uniqueItems = true;
-    if (s["readOnly"] === true) flat.readOnly = true;
-    if (s["writeOnly"] === true) flat.writeOnly = true;
-    for (const [name, child] of Object.entries((s["properties"] ?? {}) as Record<string, JsonSchema>)) {
-      flat.properties.set(name, [...(flat.properties.get(name) ?? []), { schema: child, pointer: at("properties", name) }]);
+    if ("const" in s) flat.const = { value: s.const };
+    if (Array.isArray(s.enum))
+      flat.enum = flat.enum ? flat.enum.filter((v) => (s.enum as unknown[]).includes(v)) : [...s.enum];
+    if (s.not !== undefined) flat.not.push({ schema: s.not as JsonSchema, pointer: at("not") });
+    if (typeof s.pattern === "string") flat.patterns.push(s.pattern);
+    if (typeof s.format === "string") flat.format = s.format;
+    flat.minLength = atLeast(flat.minLength, s.minLength);
+    flat.maxLength = atMost(flat.maxLength, s.maxLength);
+    flat.minimum = atLeast(flat.minimum, s.minimum);
+    flat.maximum = atMost(flat.maximum, s.maximum);
+    flat.exclusiveMinimum = atLeast(flat.exclusiveMinimum, s.exclusiveMinimum);
+    flat.exclusiveMaximum = atMost(flat.exclusiveMaximum, s.exclusiveMaximum);
+    flat.minProperties = atLeast(flat.minProperties, s.minProperties);
+    flat.maxProperties = atMost(flat.maxProperties, s.maxProperties);
+    flat.minItems = atLeast(flat.minItems, s.minItems);
+    flat.maxItems = atMost(flat.maxItems, s.maxItems);
+    if (s.uniqueItems === true) flat.uniqueItems = true;
+    if (s.readOnly === true) flat.readOnly = true;
+    if (s.writeOnly === true) flat.writeOnly = true;
+    for (const [name, child] of Object.entries((s.properties ?? {}) as Record<string, JsonSchema>)) {
+      flat.properties.set(name, [
+        ...(flat.properties.get(name) ?? []),
+        { schema: child, pointer: at("properties", name) },
+      ]);
     }
-    for (const name of (s["required"] ?? []) as string[]) flat.required.add(name);
-    const additional = s["additionalProperties"] as JsonSchema | undefined;
+    for (const name of (s.required ?? []) as string[]) flat.required.add(name);
+    const additional = s.additionalProperties as JsonSchema | undefined;
     if (additional === false) flat.additionalProperties = false;
     else if (additional !== undefined && additional !== true && flat.additionalProperties !== false) {
-      flat.additionalProperties = [...(flat.additionalProperties ?? []), { schema: additional, pointer: at("additionalProperties") }];
+      flat.additionalProperties = [
+        ...(flat.additionalProperties ?? []),
+        { schema: additional, pointer: at("additionalProperties") },
+      ];
     }
-    if (s["items"] !== undefined) flat.items = [...(flat.items ?? []), { schema: s["items"] as JsonSchema, pointer: at("items") }];
-    ((s["allOf"] ?? []) as JsonSchema[]).forEach((part, i) => visit({ schema: part, pointer: at("allOf", i) }, false));
-    if (Array.isArray(s["oneOf"])) flat.oneOf.push(s["oneOf"].map((b: JsonSchema, i: number) => ({ schema: b, pointer: at("oneOf", i) })));
-    if (Array.isArray(s["anyOf"])) flat.anyOf.push(s["anyOf"].map((b: JsonSchema, i: number) => ({ schema: b, pointer: at("anyOf", i) })));
+    if (s.items !== undefined)
+      flat.items = [...(flat.items ?? []), { schema: s.items as JsonSchema, pointer: at("items") }];
+    for (const [i, part] of ((s.allOf ?? []) as JsonSchema[]).entries())
+      visit({ schema: part, pointer: at("allOf", i) }, false);
+    if (Array.isArray(s.oneOf))
+      flat.oneOf.push(s.oneOf.map((b: JsonSchema, i: number) => ({ schema: b, pointer: at("oneOf", i) })));
+    if (Array.isArray(s.anyOf))
+      flat.anyOf.push(s.anyOf.map((b: JsonSchema, i: number) => ({ schema: b, pointer: at("anyOf", i) })));
     seen.delete(node.pointer);
   };
   for (const node of nodes) visit(node, true);
@@ -182,7 +259,13 @@ export function flatten(document: unknown, nodes: readonly SchemaNode[]): FlatSc
 export function possibleTypes(flat: FlatSchema): JsonType[] {
   if (flat.types) return flat.types;
   const implied: JsonType[] = [];
-  if (flat.properties.size > 0 || flat.required.size > 0 || flat.additionalProperties !== undefined || flat.minProperties !== undefined) implied.push("object");
+  if (
+    flat.properties.size > 0 ||
+    flat.required.size > 0 ||
+    flat.additionalProperties !== undefined ||
+    flat.minProperties !== undefined
+  )
+    implied.push("object");
   if (flat.items || flat.minItems !== undefined || flat.maxItems !== undefined) implied.push("array");
   if (flat.patterns.length > 0 || flat.minLength !== undefined || flat.maxLength !== undefined) implied.push("string");
   if (flat.minimum !== undefined || flat.maximum !== undefined) implied.push("number");
@@ -192,6 +275,8 @@ export function possibleTypes(flat: FlatSchema): JsonType[] {
 /** JSON with object keys sorted: equal for values JSON Schema's `uniqueItems` and `const` consider equal. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
   );
 }

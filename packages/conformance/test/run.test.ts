@@ -3,13 +3,14 @@
  * with and without writes, and the written machine is as it was afterwards), and a deliberately broken backend
  * whose every misbehaviour is reported by the right check, with a curl line and a shrunk counterexample.
  */
-import { createServer, type Server, type ServerResponse } from "node:http";
+
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "@compute-api/contract";
 import { createGateway, type Gateway } from "@compute-api/gateway";
-import { startServer, type RunningStub } from "@compute-api/stub-server";
+import { type RunningStub, startServer } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.js";
 
@@ -29,7 +30,8 @@ async function serve(listener: Parameters<typeof createServer>[1]): Promise<stri
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
 
-const json = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+const json = (res: ServerResponse, status: number, body: unknown) =>
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 
 /**
  * A backend that gets it wrong, each in its own way: search answers by the length of its query — a 500, a body
@@ -39,7 +41,8 @@ const json = (res: ServerResponse, status: number, body: unknown) => res.writeHe
 const brokenBackend = (req: import("node:http").IncomingMessage, res: ServerResponse) => {
   req.resume();
   req.on("end", () => {
-    if (req.headers.authorization !== `Bearer ${key}`) return json(res, 401, { code: 401, message: "missing or invalid API key" });
+    if (req.headers.authorization !== `Bearer ${key}`)
+      return json(res, 401, { code: 401, message: "missing or invalid API key" });
     const url = new URL(req.url ?? "/", "http://x");
     if (req.method === "GET" && url.pathname === "/v1/resources/search") {
       const query = url.searchParams.get("query") ?? "";
@@ -51,11 +54,16 @@ const brokenBackend = (req: import("node:http").IncomingMessage, res: ServerResp
         case 2:
           return json(res, 200, { results: [] });
         default:
-          return json(res, 400, { code: 400, message: "TypeError: Cannot read properties of undefined (reading 'split')\n    at parseQuery (/srv/app/search.js:12:19)\n    at handler (/srv/app/index.js:40:5)" });
+          return json(res, 400, {
+            code: 400,
+            message:
+              "TypeError: Cannot read properties of undefined (reading 'split')\n    at parseQuery (/srv/app/search.js:12:19)\n    at handler (/srv/app/index.js:40:5)",
+          });
       }
     }
     if (req.method === "PATCH") return json(res, 418, { code: 418, message: "I'm a teapot" });
-    if (req.method === "POST" && url.pathname === "/v1/api-keys") return json(res, 200, { id: "anything", createTime: "2026-11-23T00:00:00Z", key: "cak_x" });
+    if (req.method === "POST" && url.pathname === "/v1/api-keys")
+      return json(res, 200, { id: "anything", createTime: "2026-11-23T00:00:00Z", key: "cak_x" });
     return json(res, 404, { code: 404, message: "not found" });
   });
 };
@@ -84,24 +92,61 @@ async function run(...argv: string[]): Promise<{ code: number; out: string; err:
 
 /** The machine as search shows it to alice. */
 async function machine(): Promise<unknown> {
-  const res = await fetch(`${stub.url}/v1/resources/search?query=type:cluster%20cl-train-01`, { headers: { authorization: `Bearer ${key}` } });
+  const res = await fetch(`${stub.url}/v1/resources/search?query=type:cluster%20cl-train-01`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   const { results } = (await res.json()) as { results: { cluster: { machines: { id: string }[] } }[] };
   return results[0]?.cluster.machines.find((m) => m.id === "cm-alpha-01");
 }
 
 describe("against the stub", () => {
   it("read-only: says so first, every check passes, exit 0", async () => {
-    const { code, out } = await run("--base-url", stub.url, "--api-key", key, "--runs", "25", "--rate", "1000", "--seed", "11");
+    const { code, out } = await run(
+      "--base-url",
+      stub.url,
+      "--api-key",
+      key,
+      "--runs",
+      "25",
+      "--rate",
+      "1000",
+      "--seed",
+      "11",
+    );
     expect(out.split("\n")[0]).toMatch(/read-only — searches, and only writes a conforming backend refuses/);
     expect(out).toMatch(/every check passed/);
-    for (const check of ["not_a_server_error", "negative_data_rejection", "ignored_auth", "search_access", "search_order", "response_schema_conformance"]) expect(out).toContain(check);
+    for (const check of [
+      "not_a_server_error",
+      "negative_data_rejection",
+      "ignored_auth",
+      "search_access",
+      "search_order",
+      "response_schema_conformance",
+    ])
+      expect(out).toContain(check);
     expect(code).toBe(0);
   });
 
   it("with writes: every check passes, and the machine's power state and price are as they were", async () => {
     const before = await machine();
     const junit = join(scratch, "stub.xml");
-    const { code, out } = await run("--base-url", stub.url, "--api-key", key, "--runs", "25", "--rate", "1000", "--writes", "--project", "proj-alpha", "--machine", "cm-alpha-01", "--junit", junit);
+    const { code, out } = await run(
+      "--base-url",
+      stub.url,
+      "--api-key",
+      key,
+      "--runs",
+      "25",
+      "--rate",
+      "1000",
+      "--writes",
+      "--project",
+      "proj-alpha",
+      "--machine",
+      "cm-alpha-01",
+      "--junit",
+      junit,
+    );
     expect(out).toMatch(/every check passed/);
     expect(out).toMatch(/restored proj-alpha\/cm-alpha-01/);
     expect(code).toBe(0);
@@ -116,16 +161,40 @@ describe("against the stub", () => {
   });
 
   it("refuses to write to a machine it cannot read back, and writes nothing", async () => {
-    const { code, err } = await run("--base-url", stub.url, "--api-key", key, "--runs", "5", "--writes", "--project", "proj-alpha", "--machine", "cm-nowhere");
+    const { code, err } = await run(
+      "--base-url",
+      stub.url,
+      "--api-key",
+      key,
+      "--runs",
+      "5",
+      "--writes",
+      "--project",
+      "proj-alpha",
+      "--machine",
+      "cm-nowhere",
+    );
     expect(code).toBe(1);
     expect(err).toMatch(/machine cm-nowhere is not among the clusters of proj-alpha .* nothing was written/);
   });
 
   it.each([
     ["no key", ["--base-url", "http://127.0.0.1:1"], /--api-key \(or COMPUTE_API_KEY\) is required/],
-    ["--writes without a machine", ["--base-url", "http://127.0.0.1:1", "--api-key", "k", "--writes"], /--writes needs --project and --machine/],
-    ["an unknown operation", ["--base-url", "http://127.0.0.1:1", "--api-key", "k", "--only", "deleteEverything"], /'deleteEverything' is not an operation of the spec/],
-    ["--runs with --seconds", ["--base-url", "http://127.0.0.1:1", "--api-key", "k", "--runs", "5", "--seconds", "5"], /cannot be used with/],
+    [
+      "--writes without a machine",
+      ["--base-url", "http://127.0.0.1:1", "--api-key", "k", "--writes"],
+      /--writes needs --project and --machine/,
+    ],
+    [
+      "an unknown operation",
+      ["--base-url", "http://127.0.0.1:1", "--api-key", "k", "--only", "deleteEverything"],
+      /'deleteEverything' is not an operation of the spec/,
+    ],
+    [
+      "--runs with --seconds",
+      ["--base-url", "http://127.0.0.1:1", "--api-key", "k", "--runs", "5", "--seconds", "5"],
+      /cannot be used with/,
+    ],
   ])("exits 2 for %s", async (_name, argv, message) => {
     const { code, err } = await run(...argv);
     expect(code).toBe(2);
@@ -138,7 +207,20 @@ describe("against a broken backend", () => {
   let junit: string;
   beforeAll(async () => {
     junit = join(scratch, "broken.xml");
-    result = await run("--base-url", broken, "--api-key", key, "--runs", "30", "--rate", "1000", "--seed", "5", "--junit", junit);
+    result = await run(
+      "--base-url",
+      broken,
+      "--api-key",
+      key,
+      "--runs",
+      "30",
+      "--rate",
+      "1000",
+      "--seed",
+      "5",
+      "--junit",
+      junit,
+    );
   }, 120_000);
 
   it("exits 1 and prints the seed and a replay line", () => {
@@ -149,15 +231,27 @@ describe("against a broken backend", () => {
 
   it.each([
     ["a 500", "not_a_server_error", "searchResources", /answered 500/],
-    ["a body without results", "response_schema_conformance", "searchResources", /response\.body\.results: must have required property 'results'/],
-    ["an undocumented status", "status_code_conformance", "updateClusterMachine", /response\.status: status 418 is not documented/],
+    [
+      "a body without results",
+      "response_schema_conformance",
+      "searchResources",
+      /response\.body\.results: must have required property 'results'/,
+    ],
+    [
+      "an undocumented status",
+      "status_code_conformance",
+      "updateClusterMachine",
+      /response\.status: status 418 is not documented/,
+    ],
     ["a 200 for a broken request", "negative_data_rejection", "createApiKey", /answered 200, not 400/],
     ["a leaked stack trace", "no_leaked_internals", "searchResources", /shows a stack trace/],
   ])("reports %s under %s, with a curl line and a shrunk counterexample", (_name, check, operationId, message) => {
     const section = result.out.split("\n✗ ").find((s) => s.startsWith(`${check} · ${operationId}`));
     expect(section, `no failure of ${check} on ${operationId} in:\n${result.out}`).toBeDefined();
     expect(section).toMatch(message);
-    expect(section).toMatch(/\n {2}curl -X \w+ 'http:\/\/127\.0\.0\.1:\d+\/v1\/[^']*' -H "authorization: Bearer \$KEY"/);
+    expect(section).toMatch(
+      /\n {2}curl -X \w+ 'http:\/\/127\.0\.0\.1:\d+\/v1\/[^']*' -H "authorization: Bearer \$KEY"/,
+    );
     expect(section).toMatch(/shrunk in \d+ steps to: /);
   });
 

@@ -23,7 +23,8 @@ const dataKeywords = new Set(["example", "examples", "const", "enum", "default"]
 /** Keywords whose values map names to schemas: the map itself is not a schema. */
 const schemaMaps = new Set(["properties", "patternProperties", "$defs", "dependentSchemas", "schemas"]);
 
-const isObject = (value: unknown): value is Schema => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Schema =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The schema with `keywords` checked only when `limit` (`maxItems`, `maxProperties`) is at most `bound`. */
 function guarded(schema: Schema, limit: string, bound: number, keywords: readonly string[], known: Schema): Schema {
@@ -32,19 +33,31 @@ function guarded(schema: Schema, limit: string, bound: number, keywords: readonl
   const moved = Object.fromEntries(keywords.filter((k) => k in schema).map((k) => [k, schema[k]]));
   const check = { if: { [limit]: bound }, then: { ...known, ...moved } };
   // A schema's own `if` stays where it is; the guard joins it through allOf.
-  return "if" in rest ? { ...rest, [limit]: bound, allOf: [...((rest["allOf"] as unknown[] | undefined) ?? []), check] } : { ...rest, [limit]: bound, ...check };
+  return "if" in rest
+    ? { ...rest, [limit]: bound, allOf: [...((rest.allOf as unknown[] | undefined) ?? []), check] }
+    : { ...rest, [limit]: bound, ...check };
 }
 
 /** One schema with its guards. `unevaluated*` keywords see what their siblings evaluated, so such schemas stay as written. */
 function withGuards(schema: Schema): Schema {
   let out = schema;
-  if (typeof schema["maxItems"] === "number" && !("unevaluatedItems" in schema)) out = guarded(out, "maxItems", schema["maxItems"], itemKeywords, {});
-  const names = isObject(schema["properties"]) ? Object.keys(schema["properties"]) : [];
-  const closed = schema["additionalProperties"] === false && !("patternProperties" in schema);
-  const bound = Math.min(typeof schema["maxProperties"] === "number" ? schema["maxProperties"] : Infinity, closed ? names.length + maxFieldViolations : Infinity);
+  if (typeof schema.maxItems === "number" && !("unevaluatedItems" in schema))
+    out = guarded(out, "maxItems", schema.maxItems, itemKeywords, {});
+  const names = isObject(schema.properties) ? Object.keys(schema.properties) : [];
+  const closed = schema.additionalProperties === false && !("patternProperties" in schema);
+  const bound = Math.min(
+    typeof schema.maxProperties === "number" ? schema.maxProperties : Infinity,
+    closed ? names.length + maxFieldViolations : Infinity,
+  );
   if (bound < Infinity && !("unevaluatedProperties" in schema)) {
     // The named properties stay checked where they are; `true` tells the moved keywords their names.
-    out = guarded(out, "maxProperties", bound, propertyKeywords, names.length > 0 ? { properties: Object.fromEntries(names.map((n) => [n, true])) } : {});
+    out = guarded(
+      out,
+      "maxProperties",
+      bound,
+      propertyKeywords,
+      names.length > 0 ? { properties: Object.fromEntries(names.map((n) => [n, true])) } : {},
+    );
   }
   return out;
 }
@@ -54,7 +67,8 @@ function copy(value: unknown, isMap: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => copy(v, false));
   if (!isObject(value)) return value;
   const out: Schema = {};
-  for (const [key, child] of Object.entries(value)) out[key] = isMap || !dataKeywords.has(key) ? copy(child, !isMap && schemaMaps.has(key)) : structuredClone(child);
+  for (const [key, child] of Object.entries(value))
+    out[key] = isMap || !dataKeywords.has(key) ? copy(child, !isMap && schemaMaps.has(key)) : structuredClone(child);
   return isMap ? out : withGuards(out);
 }
 

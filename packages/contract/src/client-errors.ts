@@ -4,16 +4,19 @@
  * Node's own answer is an empty 400 or 431.
  * @see https://nodejs.org/api/http.html#event-clienterror
  */
-import { STATUS_CODES, type Server } from "node:http";
+import { type Server, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { ApiError, errorInfoDetail } from "./errors.js";
 
 /** The status, message and ErrorInfo reason for a parser error code. */
 function clientErrorOf(code: string | undefined): ApiError {
   if (code === "HPE_HEADER_OVERFLOW") {
-    return new ApiError(431, "request headers (the URL included) are larger than the limit", [errorInfoDetail("HEADERS_TOO_LARGE")]);
+    return new ApiError(431, "request headers (the URL included) are larger than the limit", [
+      errorInfoDetail("HEADERS_TOO_LARGE"),
+    ]);
   }
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return new ApiError(408, "the request did not arrive in time", [errorInfoDetail("REQUEST_TIMEOUT")]);
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT")
+    return new ApiError(408, "the request did not arrive in time", [errorInfoDetail("REQUEST_TIMEOUT")]);
   return new ApiError(400, "the request is not well-formed HTTP/1.1", [errorInfoDetail("MALFORMED_REQUEST")]);
 }
 
@@ -34,7 +37,8 @@ function methodOf(error: { rawPacket?: unknown }): string | undefined {
 export function answerClientErrors(server: Server): void {
   server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex) => {
     // A response already under way on this connection cannot be followed by another one.
-    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    const inFlight =
+      (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
     if (error.code === "ECONNRESET" || !socket.writable || inFlight) {
       socket.destroy();
       return;

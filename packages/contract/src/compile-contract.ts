@@ -13,13 +13,22 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { ValidateFunction } from "ajv";
-import { ajvErrorItems, ApiError, invalidItems, invalidRequest, toApiError, toFieldViolation, toFieldViolations, type FieldViolation } from "./errors.js";
 import { bearerToken } from "./bearer.js";
 import { boundedSchemas } from "./bounded-schemas.js";
+import {
+  type ApiError,
+  ajvErrorItems,
+  type FieldViolation,
+  invalidItems,
+  invalidRequest,
+  toApiError,
+  toFieldViolation,
+  toFieldViolations,
+} from "./errors.js";
 import { parseQuery, searchOf } from "./query.js";
 import { createRouteTable, type RouteMatch } from "./routes.js";
 import { createAjv } from "./schema-validator.js";
-import { deref, loadSpec, specOperations, type OpenApiDocument } from "./spec.js";
+import { deref, loadSpec, type OpenApiDocument, specOperations } from "./spec.js";
 
 /** A request as the contract checks it. */
 export interface RequestParts {
@@ -97,7 +106,9 @@ interface CompiledOperation extends ContractOperation {
    * `mayBeAbsent`: the spec says `required: false`, so a request without Content-Type is not refused 415.
    * `mediaTypes` is keyed by `mediaTypeOf` of the declared type (the first declaration of a type wins).
    */
-  requestBody: { required: boolean; mayBeAbsent: boolean; mediaTypes: Map<string, ValidateFunction | undefined> } | undefined;
+  requestBody:
+    | { required: boolean; mayBeAbsent: boolean; mediaTypes: Map<string, ValidateFunction | undefined> }
+    | undefined;
   /** Response status key → the body validator (undefined: the response has no JSON body). */
   responses: Map<string, ValidateFunction | undefined>;
 }
@@ -112,30 +123,39 @@ export function mediaTypeOf(contentType: string | undefined): string | undefined
 }
 
 /** Whether a media type is JSON (`application/json` or any `+json` type). */
-export const isJsonMediaType = (type: string | undefined): boolean => type === "application/json" || (type?.endsWith("+json") ?? false);
+export const isJsonMediaType = (type: string | undefined): boolean =>
+  type === "application/json" || (type?.endsWith("+json") ?? false);
 
 /**
  * The schema of a declared media type (keyed by `mediaTypeOf`) that matches the request's: exactly, then `type/*`,
  * then `*\/*`.
  */
-function selectMediaType<T>(declared: Map<string, T>, contentType: string | undefined): { found: boolean; value: T | undefined } {
+function selectMediaType<T>(
+  declared: Map<string, T>,
+  contentType: string | undefined,
+): { found: boolean; value: T | undefined } {
   const type = mediaTypeOf(contentType);
   if (type !== undefined) {
     if (declared.has(type)) return { found: true, value: declared.get(type) };
     for (const key of [...declared.keys()].sort().reverse()) {
-      if (key === "*/*" || (/^[a-z]+\/\*$/.test(key) && type.startsWith(key.slice(0, -1)))) return { found: true, value: declared.get(key) };
+      if (key === "*/*" || (/^[a-z]+\/\*$/.test(key) && type.startsWith(key.slice(0, -1))))
+        return { found: true, value: declared.get(key) };
     }
   }
   return { found: false, value: undefined };
 }
 
 /** The check of one security requirement (all its schemes), with the messages express-openapi-validator gives. */
-function securityCheck(requirement: SecurityRequirement, schemes: Record<string, SecurityScheme>, where: string): SecurityCheck {
+function securityCheck(
+  requirement: SecurityRequirement,
+  schemes: Record<string, SecurityScheme>,
+  where: string,
+): SecurityCheck {
   const checks = Object.keys(requirement).map((name): SecurityCheck => {
     const scheme = schemes[name];
     if (scheme?.type === "http" && scheme.scheme?.toLowerCase() === "bearer") {
       return (headers) => {
-        const header = headers["authorization"];
+        const header = headers.authorization;
         if (!header) return "Authorization header required";
         if (!header.toLowerCase().includes("bearer")) return "Authorization header with scheme 'Bearer' required";
         return bearerToken({ headers }) === undefined ? "Authorization header must be `Bearer <API key>`" : undefined;
@@ -145,7 +165,9 @@ function securityCheck(requirement: SecurityRequirement, schemes: Record<string,
       const header = scheme.name.toLowerCase();
       return (headers) => (headers[header] ? undefined : `'${scheme.name}' header required`);
     }
-    throw new Error(`${where}: the security scheme '${name}' is not supported by the compiled contract (http bearer and apiKey in a header are)`);
+    throw new Error(
+      `${where}: the security scheme '${name}' is not supported by the compiled contract (http bearer and apiKey in a header are)`,
+    );
   });
   return (headers) => {
     for (const check of checks) {
@@ -165,8 +187,8 @@ export function compileContract(options: ContractOptions = {}): Contract {
   const parameterAjv = createAjv(bounded, { coerceTypes: true });
   const bodyAjv = createAjv(bounded);
   const responseAjv = createAjv(bounded, { discriminator: true });
-  const schemes = (spec.components["securitySchemes"] ?? {}) as Record<string, SecurityScheme>;
-  const topSecurity = spec["security"] as SecurityRequirement[] | undefined;
+  const schemes = (spec.components.securitySchemes ?? {}) as Record<string, SecurityScheme>;
+  const topSecurity = spec.security as SecurityRequirement[] | undefined;
 
   const compile = (ajv: typeof bodyAjv, schema: object, where: string): ValidateFunction => {
     try {
@@ -179,7 +201,12 @@ export function compileContract(options: ContractOptions = {}): Contract {
 
   const operations: CompiledOperation[] = specOperations(spec).map(({ path, method, operation, parameters }) => {
     const where = `${method.toUpperCase()} ${path}`;
-    const op = operation as { operationId?: string; security?: SecurityRequirement[]; requestBody?: RequestBody; responses?: Record<string, ResponseObject> };
+    const op = operation as {
+      operationId?: string;
+      security?: SecurityRequirement[];
+      requestBody?: RequestBody;
+      responses?: Record<string, ResponseObject>;
+    };
     if (!op.operationId) throw new Error(`${where}: the operation has no operationId`);
     const operationPointer = `/paths/${pointerStep(path)}/${method}`;
 
@@ -189,32 +216,48 @@ export function compileContract(options: ContractOptions = {}): Contract {
     // schema is compiled in place and its own $refs resolve.
     const pathPointer = `/paths/${pointerStep(path)}`;
     const written = [
-      ...((spec.paths[path]?.["parameters"] as Schema[] | undefined) ?? []).map((p, j) => p.$ref?.replace(/^#/, "") ?? `${pathPointer}/parameters/${j}`),
-      ...((operation["parameters"] as Schema[] | undefined) ?? []).map((p, j) => p.$ref?.replace(/^#/, "") ?? `${pathPointer}/${method}/parameters/${j}`),
+      ...((spec.paths[path]?.parameters as Schema[] | undefined) ?? []).map(
+        (p, j) => p.$ref?.replace(/^#/, "") ?? `${pathPointer}/parameters/${j}`,
+      ),
+      ...((operation.parameters as Schema[] | undefined) ?? []).map(
+        (p, j) => p.$ref?.replace(/^#/, "") ?? `${pathPointer}/${method}/parameters/${j}`,
+      ),
     ];
     parameters.forEach((parameter, i) => {
       const p = parameter as { name: string; in: string; required?: boolean };
-      const section = p.in === "query" ? "query" : p.in === "header" ? "headers" : p.in === "path" ? "params" : undefined;
+      const section =
+        p.in === "query" ? "query" : p.in === "header" ? "headers" : p.in === "path" ? "params" : undefined;
       if (!section) return;
       const name = section === "headers" ? p.name.toLowerCase() : p.name;
-      const target = (sections[section] ??= { type: "object", properties: {}, required: [] });
+      sections[section] ??= { type: "object", properties: {}, required: [] };
+      const target = sections[section];
       target.properties[name] = refTo(`${written[i]}/schema`);
       if (p.required) target.required.push(name);
     });
-    const ordered = Object.fromEntries(["query", "headers", "params"].filter((s) => sections[s]).map((s) => [s, sections[s]!]));
+    const ordered = Object.fromEntries(
+      ["query", "headers", "params"].filter((s) => sections[s]).map((s) => [s, sections[s]!]),
+    );
     const parameterValidator =
-      Object.keys(ordered).length > 0 ? compile(parameterAjv, { type: "object", properties: ordered }, `${where} parameters`) : undefined;
+      Object.keys(ordered).length > 0
+        ? compile(parameterAjv, { type: "object", properties: ordered }, `${where} parameters`)
+        : undefined;
 
     let requestBody: CompiledOperation["requestBody"];
     if (op.requestBody) {
       const body = deref(spec, op.requestBody);
       const mediaTypes = new Map<string, ValidateFunction | undefined>();
-      const bodyPointer = op.requestBody.$ref ? op.requestBody.$ref.replace(/^#/, "") : `${operationPointer}/requestBody`;
+      const bodyPointer = op.requestBody.$ref
+        ? op.requestBody.$ref.replace(/^#/, "")
+        : `${operationPointer}/requestBody`;
       for (const [type, media] of Object.entries(body.content ?? {})) {
         if (!isJsonMediaType(mediaTypeOf(type)) && type !== "*/*") {
-          throw new Error(`${where}: the request body media type ${type} is not JSON; the compiled contract validates JSON bodies only`);
+          throw new Error(
+            `${where}: the request body media type ${type} is not JSON; the compiled contract validates JSON bodies only`,
+          );
         }
-        const validator = media.schema ? compile(bodyAjv, refTo(`${bodyPointer}/content/${pointerStep(type)}/schema`), `${where} request body`) : undefined;
+        const validator = media.schema
+          ? compile(bodyAjv, refTo(`${bodyPointer}/content/${pointerStep(type)}/schema`), `${where} request body`)
+          : undefined;
         const key = mediaTypeOf(type) ?? type;
         if (!mediaTypes.has(key)) mediaTypes.set(key, validator);
       }
@@ -224,12 +267,20 @@ export function compileContract(options: ContractOptions = {}): Contract {
     const responses = new Map<string, ValidateFunction | undefined>();
     for (const [status, response] of Object.entries(op.responses ?? {})) {
       const resolved = deref(spec, response);
-      const responsePointer = response.$ref ? response.$ref.replace(/^#/, "") : `${operationPointer}/responses/${pointerStep(status)}`;
+      const responsePointer = response.$ref
+        ? response.$ref.replace(/^#/, "")
+        : `${operationPointer}/responses/${pointerStep(status)}`;
       const json = Object.keys(resolved.content ?? {}).find((type) => isJsonMediaType(mediaTypeOf(type)));
       const schema = json ? resolved.content?.[json]?.schema : undefined;
       responses.set(
         status,
-        json && schema ? compile(responseAjv, refTo(`${responsePointer}/content/${pointerStep(json)}/schema`), `${where} response ${status}`) : undefined,
+        json && schema
+          ? compile(
+              responseAjv,
+              refTo(`${responsePointer}/content/${pointerStep(json)}/schema`),
+              `${where} response ${status}`,
+            )
+          : undefined,
       );
     }
 
@@ -240,7 +291,10 @@ export function compileContract(options: ContractOptions = {}): Contract {
       method: method.toUpperCase(),
       path,
       statuses: [...responses.keys()],
-      security: security && security.length > 0 ? security.map((requirement) => securityCheck(requirement, schemes, where)) : undefined,
+      security:
+        security && security.length > 0
+          ? security.map((requirement) => securityCheck(requirement, schemes, where))
+          : undefined,
       literalQueryNames: new Set(queryParameters.filter((name) => name.includes("["))),
       queryNames: new Set(queryParameters),
       parameters: parameterValidator,
@@ -267,7 +321,13 @@ export function compileContract(options: ContractOptions = {}): Contract {
       const contentType = request.headers["content-type"];
       const { found, value } = selectMediaType(op.requestBody.mediaTypes, contentType);
       if (!found && !(contentType === undefined && op.requestBody.mayBeAbsent)) {
-        return toApiError({ status: 415, message: contentType === undefined ? "media type not specified" : `unsupported media type ${mediaTypeOf(contentType)}` });
+        return toApiError({
+          status: 415,
+          message:
+            contentType === undefined
+              ? "media type not specified"
+              : `unsupported media type ${mediaTypeOf(contentType)}`,
+        });
       }
       if (found && request.body === undefined && op.requestBody.required) return invalidRequest([missingRequestBody]);
       bodyValidator = value;
@@ -275,8 +335,13 @@ export function compileContract(options: ContractOptions = {}): Contract {
     // 400: every parameter and body violation, parameters first.
     const query = parseQuery(searchOf(request.url), op.literalQueryNames);
     const parameterItems =
-      op.parameters && !op.parameters({ query: query.values, headers: request.headers, params: match.params }) ? ajvErrorItems(op.parameters.errors ?? []) : [];
-    const bodyItems = bodyValidator && request.body !== undefined && !bodyValidator(request.body) ? ajvErrorItems(bodyValidator.errors ?? [], "/body") : [];
+      op.parameters && !op.parameters({ query: query.values, headers: request.headers, params: match.params })
+        ? ajvErrorItems(op.parameters.errors ?? [])
+        : [];
+    const bodyItems =
+      bodyValidator && request.body !== undefined && !bodyValidator(request.body)
+        ? ajvErrorItems(bodyValidator.errors ?? [], "/body")
+        : [];
     // concat, never push(...items): a spread argument list overflows the stack past about 100,000 items.
     const items = parameterItems.concat(bodyItems);
     if (items.length > 0) return invalidItems(items);
@@ -285,7 +350,10 @@ export function compileContract(options: ContractOptions = {}): Contract {
     return unknown.length > 0 ? invalidRequest(unknown.map(undeclaredQueryParameter)) : undefined;
   };
 
-  const responseOf = (operationId: string, status: number): { found: boolean; validator: ValidateFunction | undefined } => {
+  const responseOf = (
+    operationId: string,
+    status: number,
+  ): { found: boolean; validator: ValidateFunction | undefined } => {
     const responses = byId.get(operationId)?.responses;
     const key = [String(status), `${String(status)[0]}XX`, "default"].find((k) => responses?.has(k));
     return key === undefined ? { found: false, validator: undefined } : { found: true, validator: responses?.get(key) };
@@ -294,7 +362,10 @@ export function compileContract(options: ContractOptions = {}): Contract {
   const checkResponseBody = (operationId: string, status: number, body: unknown): FieldViolation[] => {
     const { found, validator } = responseOf(operationId, status);
     if (!found) return [undocumentedStatus(status)];
-    if (!validator) return body === undefined ? [] : [{ field: "response.body", description: "response should NOT have a body", reason: "body" }];
+    if (!validator)
+      return body === undefined
+        ? []
+        : [{ field: "response.body", description: "response should NOT have a body", reason: "body" }];
     if (body === undefined) return [{ field: "response.body", description: "response body required", reason: "body" }];
     return validator(body) ? [] : toFieldViolations(ajvErrorItems(validator.errors ?? [], "/response")).violations;
   };
@@ -305,7 +376,13 @@ export function compileContract(options: ContractOptions = {}): Contract {
     if (response.body.length === 0) return {};
     const type = mediaTypeOf(response.contentType);
     if (!isJsonMediaType(type)) {
-      return { problem: { field: "response.header.content-type", description: `must be application/json, not ${type || "absent"}`, reason: "content-type" } };
+      return {
+        problem: {
+          field: "response.header.content-type",
+          description: `must be application/json, not ${type || "absent"}`,
+          reason: "content-type",
+        },
+      };
     }
     try {
       return { body: JSON.parse(response.body.toString("utf8")) };
@@ -316,7 +393,11 @@ export function compileContract(options: ContractOptions = {}): Contract {
 
   const checkResponse = (operationId: string, response: ResponseParts): FieldViolation[] => {
     const { body, problem } = readBody(response);
-    if (problem) return [...(responseOf(operationId, response.status).found ? [] : [undocumentedStatus(response.status)]), problem];
+    if (problem)
+      return [
+        ...(responseOf(operationId, response.status).found ? [] : [undocumentedStatus(response.status)]),
+        problem,
+      ];
     return checkResponseBody(operationId, response.status, body);
   };
 
@@ -332,7 +413,11 @@ export function compileContract(options: ContractOptions = {}): Contract {
 }
 
 /** The violation of a required request body that is absent (express-openapi-validator's words for it). */
-export const missingRequestBody: FieldViolation = toFieldViolation({ path: "/body", message: "must have required property 'body'", errorCode: "required.openapi.validation" });
+export const missingRequestBody: FieldViolation = toFieldViolation({
+  path: "/body",
+  message: "must have required property 'body'",
+  errorCode: "required.openapi.validation",
+});
 
 /** Whether a request carries a body: a Content-Length over 0, or any Transfer-Encoding (RFC 9112 §6.3). */
 export function hasRequestBody(headers: IncomingHttpHeaders): boolean {
@@ -340,7 +425,11 @@ export function hasRequestBody(headers: IncomingHttpHeaders): boolean {
 }
 
 /** The violation of a request body sent to an operation that takes none. */
-export const unexpectedRequestBody: FieldViolation = { field: "", description: "this operation takes no request body", reason: "body" };
+export const unexpectedRequestBody: FieldViolation = {
+  field: "",
+  description: "this operation takes no request body",
+  reason: "body",
+};
 
 /** The violation of a query parameter the operation does not declare. */
 export function undeclaredQueryParameter(name: string): FieldViolation {
@@ -349,5 +438,9 @@ export function undeclaredQueryParameter(name: string): FieldViolation {
 
 /** The violation of a response whose status the operation does not document. */
 export function undocumentedStatus(status: number): FieldViolation {
-  return { field: "response.status", description: `status ${status} is not documented for this operation`, reason: "undocumented-status" };
+  return {
+    field: "response.status",
+    description: `status ${status} is not documented for this operation`,
+    reason: "undocumented-status",
+  };
 }

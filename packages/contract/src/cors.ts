@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import cors from "cors";
-import { specOperations, type OpenApiDocument } from "./spec.js";
+import { type OpenApiDocument, specOperations } from "./spec.js";
 
 /** Response headers a browser may read: the request id, `Retry-After`, and the gateway's violation count. */
 export const exposedHeaders = ["x-request-id", "Retry-After", "x-contract-violations"];
@@ -31,7 +31,8 @@ export function parseOrigins(value: string, previous: string[] = []): string[] {
 }
 
 /** Whether a request is a CORS preflight: `OPTIONS` with `Access-Control-Request-Method`. */
-export const isPreflight = (req: IncomingMessage): boolean => req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
+export const isPreflight = (req: IncomingMessage): boolean =>
+  req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
 
 /**
  * Creates the CORS middleware for the allowed origins (`*`: any) and the methods of the spec's operations;
@@ -39,5 +40,10 @@ export const isPreflight = (req: IncomingMessage): boolean => req.method === "OP
  */
 export function corsHandler(origins: readonly string[], spec: OpenApiDocument): CorsHandler {
   const methods = [...new Set(specOperations(spec).map((o) => o.method.toUpperCase()))];
-  return cors({ origin: origins.includes("*") ? "*" : [...origins], methods, exposedHeaders, maxAge: 600 }) as CorsHandler;
+  return cors({
+    origin: origins.includes("*") ? "*" : [...origins],
+    methods,
+    exposedHeaders,
+    maxAge: 600,
+  }) as CorsHandler;
 }

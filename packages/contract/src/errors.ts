@@ -3,8 +3,9 @@
  * validator errors, body-parser errors, handler errors, unexpected exceptions — onto it.
  * @see openapi/components/schemas/ErrorBody.yaml
  */
-import type { ErrorObject } from "ajv";
+
 import type { components } from "@compute-api/spec/types";
+import type { ErrorObject } from "ajv";
 
 /** The error body of every failed request. */
 export type ErrorBody = components["schemas"]["ErrorBody"];
@@ -59,7 +60,11 @@ export const maxFieldViolations = 100;
  * 400 with one field violation per problem (the first {@link maxFieldViolations}); `count` is how many problems
  * there were when `violations` holds only the first of them.
  */
-export function invalidRequest(violations: FieldViolation[], reason = "INVALID_ARGUMENT", count = violations.length): ApiError {
+export function invalidRequest(
+  violations: FieldViolation[],
+  reason = "INVALID_ARGUMENT",
+  count = violations.length,
+): ApiError {
   const n = count;
   const message =
     n === 1
@@ -67,7 +72,10 @@ export function invalidRequest(violations: FieldViolation[], reason = "INVALID_A
       : n > maxFieldViolations
         ? `request has ${n} invalid fields; the first ${maxFieldViolations} are listed`
         : `request has ${n} invalid fields`;
-  return new ApiError(400, message, [badRequestDetail(violations.slice(0, maxFieldViolations)), errorInfoDetail(reason)]);
+  return new ApiError(400, message, [
+    badRequestDetail(violations.slice(0, maxFieldViolations)),
+    errorInfoDetail(reason),
+  ]);
 }
 
 /**
@@ -76,11 +84,20 @@ export function invalidRequest(violations: FieldViolation[], reason = "INVALID_A
  * `/headers/authorization` → `header.authorization`, `/body` → `` (the body as a whole).
  */
 export function fieldPath(path: string): string {
-  const parts = path.replace(/^\.?\/?/, "").split(/[/.]/).filter(Boolean);
+  const parts = path
+    .replace(/^\.?\/?/, "")
+    .split(/[/.]/)
+    .filter(Boolean);
   const [where, ...rest] = parts;
   const prefix = where === "headers" ? "header." : "";
   let out = "";
-  for (const part of where === "body" || where === "query" || where === "params" || where === "headers" || where === "response" ? rest : parts) {
+  for (const part of where === "body" ||
+  where === "query" ||
+  where === "params" ||
+  where === "headers" ||
+  where === "response"
+    ? rest
+    : parts) {
     out += /^\d+$/.test(part) ? `[${part}]` : out === "" ? part : `.${part}`;
   }
   return where === "response" ? `response.body${out ? (out.startsWith("[") ? out : `.${out}`) : ""}` : prefix + out;
@@ -101,10 +118,22 @@ export interface ValidatorErrorItem {
  */
 export function ajvErrorItems(errors: readonly ErrorObject[], prefix = ""): ValidatorErrorItem[] {
   return errors.map((e) => {
-    const params = e.params as { allowedValues?: unknown[]; missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string };
-    const message = e.keyword === "enum" && params.allowedValues ? `${e.message}: ${params.allowedValues.join(", ")}` : (e.message ?? "is invalid");
+    const params = e.params as {
+      allowedValues?: unknown[];
+      missingProperty?: string;
+      additionalProperty?: string;
+      unevaluatedProperty?: string;
+    };
+    const message =
+      e.keyword === "enum" && params.allowedValues
+        ? `${e.message}: ${params.allowedValues.join(", ")}`
+        : (e.message ?? "is invalid");
     const child = params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty;
-    return { path: `${prefix}${e.instancePath}${child === undefined ? "" : `/${child}`}`, message, errorCode: `${e.keyword}.openapi.validation` };
+    return {
+      path: `${prefix}${e.instancePath}${child === undefined ? "" : `/${child}`}`,
+      message,
+      errorCode: `${e.keyword}.openapi.validation`,
+    };
   });
 }
 
@@ -118,7 +147,10 @@ const isIfItem = (item: ValidatorErrorItem) => item.errorCode === "if.openapi.va
  * The field violations of validator items, without Ajv's `if` errors: the first {@link maxFieldViolations} mapped,
  * and how many there are in all. Both validators map their errors here, so that neither maps (nor sends) more.
  */
-export function toFieldViolations(items: readonly ValidatorErrorItem[]): { violations: FieldViolation[]; count: number } {
+export function toFieldViolations(items: readonly ValidatorErrorItem[]): {
+  violations: FieldViolation[];
+  count: number;
+} {
   const violations: FieldViolation[] = [];
   let count = 0;
   for (const item of items) {
@@ -144,7 +176,8 @@ interface HttpLikeError {
   headers?: Record<string, string>;
 }
 
-const isHttpLike = (e: unknown): e is HttpLikeError => typeof e === "object" && e !== null && ("status" in e || "statusCode" in e);
+const isHttpLike = (e: unknown): e is HttpLikeError =>
+  typeof e === "object" && e !== null && ("status" in e || "statusCode" in e);
 
 /** Maps one validator error item onto a field violation; never repeats the offending value. */
 export function toFieldViolation(item: ValidatorErrorItem): FieldViolation {
@@ -160,10 +193,13 @@ export function toFieldViolation(item: ValidatorErrorItem): FieldViolation {
   // Ajv's message for `not` ("must NOT be valid") says nothing to a caller; in this spec `not` excludes values.
   if (reason === "not") description = "is not an allowed value here";
   // Ajv names an unknown property in the message; point the field at it.
-  const extra = /must NOT have additional properties|Unknown query parameter/.test(description) ? /'([^']+)'/.exec(description) : null;
+  const extra = /must NOT have additional properties|Unknown query parameter/.test(description)
+    ? /'([^']+)'/.exec(description)
+    : null;
   if (extra && !field.endsWith(extra[1] ?? "")) field = field ? `${field}.${extra[1]}` : (extra[1] ?? "");
   // The last step of a missing or unknown property is a property name, even when it is made of digits.
-  if (reason === "required" || reason === "additionalProperties") field = field.replace(/\[(\d+)\]$/, (_m, name: string, at: number) => (at === 0 ? name : `.${name}`));
+  if (reason === "required" || reason === "additionalProperties")
+    field = field.replace(/\[(\d+)\]$/, (_m, name: string, at: number) => (at === 0 ? name : `.${name}`));
   return { field, description, reason };
 }
 
@@ -199,9 +235,16 @@ export function toApiError(error: unknown): ApiError {
     const { violations } = toFieldViolations(error.errors ?? []);
     return new ApiError(500, "internal error", violations.length > 0 ? [badRequestDetail(violations)] : []);
   }
-  const headers = error.headers?.["Allow"] ? { Allow: error.headers["Allow"] } : undefined;
+  const headers = error.headers?.Allow ? { Allow: error.headers.Allow } : undefined;
   // The validator's own messages name the rule ("Authorization header required") and never carry a header value.
   const message = (status === 415 ? statusMessages[415] : error.message) || statusMessages[status] || "error";
-  const reason = { 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE" }[status];
+  const reason = {
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+  }[status];
   return new ApiError(status, message ?? "error", reason ? [errorInfoDetail(reason)] : [], headers ?? {});
 }

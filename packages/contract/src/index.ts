@@ -1,11 +1,33 @@
 /** Code shared by the compute-api stub server and gateway: the compiled contract, error mapping, logging. */
-export { defaultSpecPath, deref, loadSpec, specOperations, type OpenApiDocument, type SpecOperation, type SpecParameter } from "./spec.js";
-export { createAjv, createSchemaValidator, type AjvOptions, type SchemaValidator } from "./schema-validator.js";
+
+export { bearerToken } from "./bearer.js";
+export { boundedSchemas } from "./bounded-schemas.js";
+export { answerClientErrors } from "./client-errors.js";
+export { compareCodePoints } from "./compare-code-points.js";
 export {
-  ajvErrorItems,
+  type Contract,
+  type ContractOperation,
+  type ContractOptions,
+  compileContract,
+  hasRequestBody,
+  isJsonMediaType,
+  mediaTypeOf,
+  missingRequestBody,
+  type RequestParts,
+  type ResponseParts,
+  undeclaredQueryParameter,
+  undocumentedStatus,
+  unexpectedRequestBody,
+} from "./compile-contract.js";
+export { type CorsHandler, corsHandler, exposedHeaders, isPreflight, parseOrigins } from "./cors.js";
+export {
   ApiError,
+  ajvErrorItems,
   badRequestDetail,
+  type ErrorBody,
+  type ErrorDetail,
   errorInfoDetail,
+  type FieldViolation,
   fieldPath,
   invalidItems,
   invalidRequest,
@@ -14,33 +36,38 @@ export {
   toApiError,
   toFieldViolation,
   toFieldViolations,
-  type ErrorBody,
-  type ErrorDetail,
-  type FieldViolation,
   type ValidatorErrorItem,
 } from "./errors.js";
-export { boundedSchemas } from "./bounded-schemas.js";
 export {
-  compileContract,
-  hasRequestBody,
-  isJsonMediaType,
-  mediaTypeOf,
-  missingRequestBody,
-  undeclaredQueryParameter,
-  undocumentedStatus,
-  unexpectedRequestBody,
-  type Contract,
-  type ContractOperation,
-  type ContractOptions,
-  type RequestParts,
-  type ResponseParts,
-} from "./compile-contract.js";
+  defaultMaxBodyBytes,
+  type JsonBody,
+  type JsonBodyOptions,
+  type JsonBodyParser,
+  type JsonBodyReader,
+  jsonBodyParser,
+  jsonBodyReader,
+  jsonMediaTypes,
+} from "./json-body.js";
+export {
+  createLogger,
+  type Logger,
+  type LoggerOptions,
+  type RequestLog,
+  type RequestRecord,
+  redactPaths,
+  requestId,
+  requestLogger,
+} from "./logging.js";
+export { type ParsedQuery, parseQuery, parseQueryString, pathOf, type Query, queryNames, searchOf } from "./query.js";
+export { type ResponseValidationMode, upstreamContractError } from "./response-check.js";
 export { createRouteTable, type RouteEntry, type RouteMatch, type RouteTable } from "./routes.js";
-export { parseQuery, parseQueryString, pathOf, queryNames, searchOf, type ParsedQuery, type Query } from "./query.js";
-export { bearerToken } from "./bearer.js";
-export { defaultMaxBodyBytes, jsonBodyParser, jsonBodyReader, jsonMediaTypes, type JsonBody, type JsonBodyOptions, type JsonBodyParser, type JsonBodyReader } from "./json-body.js";
-export { upstreamContractError, type ResponseValidationMode } from "./response-check.js";
-export { answerClientErrors } from "./client-errors.js";
-export { corsHandler, exposedHeaders, isPreflight, parseOrigins, type CorsHandler } from "./cors.js";
-export { createLogger, redactPaths, requestId, requestLogger, type Logger, type LoggerOptions, type RequestLog, type RequestRecord } from "./logging.js";
-export { compareCodePoints } from "./compare-code-points.js";
+export { type AjvOptions, createAjv, createSchemaValidator, type SchemaValidator } from "./schema-validator.js";
+export {
+  defaultSpecPath,
+  deref,
+  loadSpec,
+  type OpenApiDocument,
+  type SpecOperation,
+  type SpecParameter,
+  specOperations,
+} from "./spec.js";

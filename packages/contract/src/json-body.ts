@@ -40,7 +40,13 @@ function createParser(options: JsonBodyOptions, keepBytes: boolean): JsonBodyPar
     limit: options.maxBodyBytes ?? defaultMaxBodyBytes,
     strict: true,
     type: jsonMediaTypes,
-    ...(keepBytes ? { verify: (req: WithBody, _res: ServerResponse, bytes: Buffer) => void (req[bytesOf] = bytes) } : {}),
+    ...(keepBytes
+      ? {
+          verify: (req: WithBody, _res: ServerResponse, bytes: Buffer) => {
+            req[bytesOf] = bytes;
+          },
+        }
+      : {}),
   }) as JsonBodyParser;
 }
 
@@ -54,6 +60,8 @@ export function jsonBodyReader(options: JsonBodyOptions = {}): JsonBodyReader {
   const parser = createParser(options, true);
   return (req: WithBody, res) =>
     new Promise((resolve, reject) => {
-      parser(req, res, (error) => (error === undefined ? resolve({ value: req.body, bytes: req[bytesOf] }) : reject(error)));
+      parser(req, res, (error) =>
+        error === undefined ? resolve({ value: req.body, bytes: req[bytesOf] }) : reject(error),
+      );
     });
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { pino, type DestinationStream, type Logger } from "pino";
+import { type DestinationStream, type Logger, pino } from "pino";
 import { pathOf } from "./query.js";
 
 /** Paths pino replaces with "[Redacted]" wherever they appear in a log line. */
@@ -59,7 +59,10 @@ export type RequestLog = (req: IncomingMessage, res: ServerResponse) => RequestR
  * Creates the request log of a server. `operationIdOf` names the operation of a request when the record was not
  * told it (the stub reads what express-openapi-validator found). A 5xx is logged at `error`, the rest at `info`.
  */
-export function requestLogger(logger: Logger, operationIdOf?: (req: IncomingMessage) => string | undefined): RequestLog {
+export function requestLogger(
+  logger: Logger,
+  operationIdOf?: (req: IncomingMessage) => string | undefined,
+): RequestLog {
   // The request line holds no header and no body, only what is named below, so it skips the redaction pass:
   // a third of the line's cost. Every other line of the logger is still redacted.
   const lines = logger.child({}, { redact: [] });
@@ -72,7 +75,14 @@ export function requestLogger(logger: Logger, operationIdOf?: (req: IncomingMess
       const status = res.statusCode;
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       const operationId = record.operationId ?? operationIdOf?.(req);
-      const line = { reqId: record.id, req: { method: req.method, path }, res: { status }, durationMs, operationId, ...record.fields };
+      const line = {
+        reqId: record.id,
+        req: { method: req.method, path },
+        res: { status },
+        durationMs,
+        operationId,
+        ...record.fields,
+      };
       const message = `${req.method} ${path} ${res.writableFinished ? status : "aborted"}`;
       if (status >= 500) lines.error(line, message);
       else lines.info(line, message);

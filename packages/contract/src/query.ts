@@ -57,7 +57,12 @@ export function parseQuery(search: string, literal: ReadonlySet<string> = new Se
     const value = parsed[name];
     if (value !== undefined) {
       const current = query[name];
-      const merge = typeof current === "object" && current !== null && typeof value === "object" && value !== null && !Array.isArray(value);
+      const merge =
+        typeof current === "object" &&
+        current !== null &&
+        typeof value === "object" &&
+        value !== null &&
+        !Array.isArray(value);
       query[name] = merge ? { ...current, ...value } : value;
     }
     delete query[key];

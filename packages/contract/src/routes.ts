@@ -5,7 +5,7 @@
  * that the gateway routes exactly what the stub routes. Each pattern is compiled once, at start-up.
  */
 import { pathToRegexp } from "path-to-regexp";
-import { toApiError, type ApiError } from "./errors.js";
+import { type ApiError, toApiError } from "./errors.js";
 import { pathOf } from "./query.js";
 
 /** A route: one path template and its operations by upper-case method. */
@@ -56,7 +56,8 @@ const byPrecedence = (a: Route<unknown>, b: Route<unknown>): number => {
 // The errors express-openapi-validator raises, mapped by the one mapper, so that both answer alike.
 const notFound = () => toApiError({ status: 404, message: "not found" });
 const malformedUri = () => toApiError({ status: 400, message: "malformed uri'" });
-const methodNotAllowed = (method: string, allow: string) => toApiError({ status: 405, message: `${method} method not allowed`, headers: { Allow: allow } });
+const methodNotAllowed = (method: string, allow: string) =>
+  toApiError({ status: 405, message: `${method} method not allowed`, headers: { Allow: allow } });
 
 /** Builds the table; a template path-to-regexp cannot compile throws, naming it. */
 export function createRouteTable<T>(entries: readonly RouteEntry<T>[]): RouteTable<T> {

@@ -9,7 +9,10 @@ import type { OpenApiDocument } from "./spec.js";
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-const int32 = { type: "number" as const, validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 };
+const int32 = {
+  type: "number" as const,
+  validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
+};
 const int64 = { type: "number" as const, validate: (n: number) => Number.isSafeInteger(n) };
 
 /**
@@ -66,7 +69,7 @@ export function createAjv(spec: OpenApiDocument, options: AjvOptions = {}): Ajv2
     strict: true,
     strictRequired: false,
     // A oneOf with a discriminator (SearchResult) carries no `type: object` of its own; its branches do.
-    strictTypes: options.discriminator ? false : true,
+    strictTypes: !options.discriminator,
     validateSchema: false,
     discriminator: options.discriminator ?? false,
     coerceTypes: options.coerceTypes ?? false,

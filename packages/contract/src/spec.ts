@@ -37,7 +37,10 @@ export function loadSpec(specPath?: string): OpenApiDocument {
 /** Follows a local `$ref` (`#/components/…`) to the object it names; a value without `$ref` is returned as it is. */
 export function deref<T>(spec: OpenApiDocument, value: T & { $ref?: string }): T {
   if (!value.$ref) return value;
-  const steps = value.$ref.replace(/^#\//, "").split("/").map((step) => step.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const steps = value.$ref
+    .replace(/^#\//, "")
+    .split("/")
+    .map((step) => step.replaceAll("~1", "/").replaceAll("~0", "~"));
   return steps.reduce<unknown>((acc, step) => (acc as Record<string, unknown> | undefined)?.[step], spec) as T;
 }
 
@@ -65,7 +68,7 @@ const httpMethods = new Set(["get", "put", "post", "delete", "options", "head", 
 export function specOperations(spec: OpenApiDocument): SpecOperation[] {
   const out: SpecOperation[] = [];
   for (const [path, item] of Object.entries(spec.paths)) {
-    const shared = (item["parameters"] as (SpecParameter & { $ref?: string })[] | undefined) ?? [];
+    const shared = (item.parameters as (SpecParameter & { $ref?: string })[] | undefined) ?? [];
     for (const [method, op] of Object.entries(item)) {
       if (!httpMethods.has(method) || typeof op !== "object" || op === null) continue;
       const operation = op as SpecOperation["operation"] & { parameters?: (SpecParameter & { $ref?: string })[] };

@@ -5,10 +5,14 @@ import { bearerToken } from "../src/bearer.js";
 
 describe("bearerToken", () => {
   it("reads any Authorization value within the budget, never throwing; a token is the value after `Bearer `, of token68 characters", () => {
-    expectFastTotalParser((authorization) => bearerToken({ headers: { authorization } }), ["Bearer ", "bearer ", "Basic ", "cak_"], (value, token) => {
-      if (token === undefined) return;
-      expect(value.slice(7)).toBe(token);
-      expect(token).toMatch(/^[A-Za-z0-9._~+/=-]+$/);
-    });
+    expectFastTotalParser(
+      (authorization) => bearerToken({ headers: { authorization } }),
+      ["Bearer ", "bearer ", "Basic ", "cak_"],
+      (value, token) => {
+        if (token === undefined) return;
+        expect(value.slice(7)).toBe(token);
+        expect(token).toMatch(/^[A-Za-z0-9._~+/=-]+$/);
+      },
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { createServer, request, type Server } from "node:http";
-import { connect, type AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerClientErrors } from "../src/client-errors.js";
 import { errorBodyErrors } from "./support/error-body.js";
@@ -32,10 +32,22 @@ describe("answerClientErrors", () => {
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
   it.each([
-    ["oversized headers are answered 431 with the error body, not an empty answer", `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431],
-    ["an oversized URL is answered 431 with the error body", `GET /${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+    [
+      "oversized headers are answered 431 with the error body, not an empty answer",
+      `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+      431,
+    ],
+    [
+      "an oversized URL is answered 431 with the error body",
+      `GET /${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      431,
+    ],
     ["a malformed request line is answered 400 with the error body, not an empty answer", "HELLO\r\n\r\n", 400],
-    ["malformed chunked encoding is answered 400 with the error body", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n", 400],
+    [
+      "malformed chunked encoding is answered 400 with the error body",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n",
+      400,
+    ],
   ])("%s", async (_name, bytes, status) => {
     const answer = await exchange(port, bytes);
     const [head = "", body = ""] = answer.split("\r\n\r\n");
@@ -57,10 +69,13 @@ describe("answerClientErrors", () => {
   it("lets node:http read the 431 to a HEAD cleanly (it failed with HPE_CLOSED_CONNECTION on the body)", async () => {
     const outcome = await new Promise<{ status?: number; error?: string }>((resolve) => {
       const result: { status?: number; error?: string } = {};
-      const req = request({ host: "127.0.0.1", port, method: "HEAD", path: "/", headers: { "x-big": "a".repeat(20_000) } }, (res) => {
-        if (res.statusCode !== undefined) result.status = res.statusCode;
-        res.resume();
-      });
+      const req = request(
+        { host: "127.0.0.1", port, method: "HEAD", path: "/", headers: { "x-big": "a".repeat(20_000) } },
+        (res) => {
+          if (res.statusCode !== undefined) result.status = res.statusCode;
+          res.resume();
+        },
+      );
       req.on("error", (error: NodeJS.ErrnoException) => (result.error = error.code ?? error.message));
       req.on("close", () => setTimeout(() => resolve(result), 50));
       req.end();

@@ -29,14 +29,22 @@ describe("mediaTypeOf", () => {
 
 describe("checkRequest", () => {
   it("answers any Content-Type within the budget with 415 or as JSON, never throwing", () => {
-    expectFastTotalParser((type) => statusOf({ authorization: "Bearer k", "content-type": type }), ["application/json", "; charset=utf-8", "+json"], (value, status) => {
-      expect(status).toBe(mediaTypeOf(value) === "application/json" ? 0 : 415);
-    });
+    expectFastTotalParser(
+      (type) => statusOf({ authorization: "Bearer k", "content-type": type }),
+      ["application/json", "; charset=utf-8", "+json"],
+      (value, status) => {
+        expect(status).toBe(mediaTypeOf(value) === "application/json" ? 0 : 415);
+      },
+    );
   });
 
   it("answers any Authorization within the budget with 401 or lets it through, never throwing", () => {
-    expectFastTotalParser((authorization) => statusOf({ authorization, "content-type": "application/json" }), ["Bearer ", "bearer", "Basic "], (_value, status) => {
-      expect([0, 401]).toContain(status);
-    });
+    expectFastTotalParser(
+      (authorization) => statusOf({ authorization, "content-type": "application/json" }),
+      ["Bearer ", "bearer", "Basic "],
+      (_value, status) => {
+        expect([0, 401]).toContain(status);
+      },
+    );
   });
 });

@@ -9,7 +9,11 @@ describe("upstreamContractError", () => {
       message: "upstream response does not conform to the interface",
       details: [
         { "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: violations },
-        { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "INVALID_UPSTREAM_RESPONSE", domain: "compute-api" },
+        {
+          "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+          reason: "INVALID_UPSTREAM_RESPONSE",
+          domain: "compute-api",
+        },
       ],
     });
   });

@@ -2,30 +2,31 @@
  * createGateway: the validating reverse proxy as a node:http request listener, with the spec compiled and the
  * upstream pool open, but not listening. The whole path of a request is `handle` below, in the order it runs.
  */
-import getRawBody from "raw-body";
+
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import {
-  answerClientErrors,
   ApiError,
+  answerClientErrors,
+  type CorsHandler,
   compileContract,
   corsHandler,
   createLogger,
-  isPreflight,
   defaultMaxBodyBytes,
   hasRequestBody,
+  isPreflight,
+  type JsonBody,
   jsonBodyReader,
   pathOf,
   requestLogger,
   toApiError,
-  type CorsHandler,
-  type JsonBody,
 } from "@compute-api/contract";
-import { forward, type ForwardOptions } from "./forward.js";
-import { createMetrics, statusLabel, type GatewayMetrics } from "./metrics.js";
-import { operations } from "./operations.js";
-import { defaults, parseUpstreamUrl, type GatewayOptions } from "./options.js";
-import { createRespond, deliver, sendError } from "./responses.js";
+import getRawBody from "raw-body";
 import { upstreamAcceptEncoding } from "./content-coding.js";
+import { type ForwardOptions, forward } from "./forward.js";
+import { createMetrics, type GatewayMetrics, statusLabel } from "./metrics.js";
+import { operations } from "./operations.js";
+import { defaults, type GatewayOptions, parseUpstreamUrl } from "./options.js";
+import { createRespond, deliver, sendError } from "./responses.js";
 import { createSpecRouteTest } from "./spec-routes.js";
 import { normalizeTarget } from "./target.js";
 import { createUpstream, tlsProblem, type UpstreamResponse } from "./upstream.js";
@@ -94,19 +95,35 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const ownEndpoint = operations(upstream, metricsText, registry.contentType, () => draining);
 
   /** Forwards a request and resolves with what came back; a fault is answered with its status (502, 503, 504). */
-  async function exchange(req: IncomingMessage, res: ServerResponse, id: string, operationId: string | undefined, options?: ForwardOptions): Promise<UpstreamResponse | undefined> {
+  async function exchange(
+    req: IncomingMessage,
+    res: ServerResponse,
+    id: string,
+    operationId: string | undefined,
+    options?: ForwardOptions,
+  ): Promise<UpstreamResponse | undefined> {
     const onRetry = (reason: string, error: unknown) => {
       metrics.retries.inc({ operation_id: operationId ?? "unknown", reason });
-      logger.debug({ reqId: id, operationId, reason, err: error }, "upstream closed a reused connection; sent again on a new one");
+      logger.debug(
+        { reqId: id, operationId, reason, err: error },
+        "upstream closed a reused connection; sent again on a new one",
+      );
     };
     try {
       const response = await forward(upstream, req, res, id, { ...options, onRetry });
-      if (response) metrics.upstreamSeconds.observe({ operation_id: operationId ?? "unknown", status: status(response.status) }, response.seconds);
+      if (response)
+        metrics.upstreamSeconds.observe(
+          { operation_id: operationId ?? "unknown", status: status(response.status) },
+          response.seconds,
+        );
       return response;
     } catch (error) {
       const fault = toApiError(error);
       const cause = (error as { cause?: unknown }).cause ?? error;
-      logger.error({ reqId: id, operationId, err: cause }, `upstream request failed: ${tlsProblem(cause) ?? fault.message}`);
+      logger.error(
+        { reqId: id, operationId, err: cause },
+        `upstream request failed: ${tlsProblem(cause) ?? fault.message}`,
+      );
       sendError(res, fault);
       return undefined;
     }
@@ -129,7 +146,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     let unvalidated: "preflight" | "unknown" | undefined;
     res.once("close", () => {
       const operationId = record.operationId ?? unvalidated ?? "none";
-      metrics.requests.inc({ operation_id: operationId, status: res.writableFinished ? status(res.statusCode) : "aborted" });
+      metrics.requests.inc({
+        operation_id: operationId,
+        status: res.writableFinished ? status(res.statusCode) : "aborted",
+      });
     });
     // 3. CORS: with --cors-origins the gateway answers preflights and sets the headers; without, the backend owns
     //    its CORS policy and preflights go to it unvalidated.
@@ -144,12 +164,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       if (target instanceof ApiError) return refuse(res, target, undefined);
       req.url = target;
     }
-    unvalidated = preflight ? "preflight" : isSpecRoute && !isSpecRoute(method, pathOf(req.url ?? "")) ? "unknown" : undefined;
+    unvalidated = preflight
+      ? "preflight"
+      : isSpecRoute && !isSpecRoute(method, pathOf(req.url ?? ""))
+        ? "unknown"
+        : undefined;
     if (unvalidated) {
       if (unvalidated === "unknown") metrics.passthrough.inc({ method });
       let bytes: Buffer | undefined;
       try {
-        bytes = hasRequestBody(req.headers) ? await getRawBody(req, { limit: maxBodyBytes, ...lengthOf(req) }) : undefined;
+        bytes = hasRequestBody(req.headers)
+          ? await getRawBody(req, { limit: maxBodyBytes, ...lengthOf(req) })
+          : undefined;
       } catch (error) {
         return refuse(res, toApiError(error), undefined);
       }
@@ -188,7 +214,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const serverFor = (): Server => {
     // A request is read whole within the request timeout (408 after), checked every second rather than Node's 30 s.
     const server = createServer(
-      { requestTimeout, headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout) },
+      {
+        requestTimeout,
+        headersTimeout: Math.min(60_000, requestTimeout),
+        connectionsCheckingInterval: Math.min(1000, requestTimeout),
+      },
       listener,
     );
     answerClientErrors(server);

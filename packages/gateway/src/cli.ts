@@ -1,8 +1,8 @@
 /** The command line of compute-gateway: flags, each also read from the environment, checked before start-up. */
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { CommanderError, Command, InvalidArgumentError, Option } from "commander";
 import { parseOrigins, type ResponseValidationMode } from "@compute-api/contract";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { defaults, parseUpstreamUrl, upstreamRequired } from "./options.js";
 
 /** What the command line decides. */
@@ -24,11 +24,14 @@ export interface CliConfig {
   logLevel: string;
 }
 
-const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => (value: string) => {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
-  return n;
-};
+const integer =
+  (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  (value: string) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max)
+      throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
+    return n;
+  };
 
 const upstreamUrl = (value: string) => {
   try {
@@ -61,17 +64,38 @@ export function createProgram(): Command {
   return new Command("compute-gateway")
     .description("A reverse proxy that holds a compute-api backend to the OpenAPI spec, requests and responses.")
     .version(version, "-V, --version", "print the version and exit")
-    .addOption(new Option("--upstream <url>", "base URL of the backend, such as http://127.0.0.1:4010 (required)").env("UPSTREAM_URL").argParser(upstreamUrl))
-    .addOption(new Option("--port <n>", "port to listen on (0: any free port)").env("PORT").default(8080).argParser(integer(0, 65535)))
+    .addOption(
+      new Option("--upstream <url>", "base URL of the backend, such as http://127.0.0.1:4010 (required)")
+        .env("UPSTREAM_URL")
+        .argParser(upstreamUrl),
+    )
+    .addOption(
+      new Option("--port <n>", "port to listen on (0: any free port)")
+        .env("PORT")
+        .default(8080)
+        .argParser(integer(0, 65535)),
+    )
     .addOption(new Option("--host <host>", "address to listen on").env("HOST").default("127.0.0.1"))
     .addOption(
-      new Option("--response-validation <mode>", "enforce: non-conforming responses become 502; report: pass, flagged and logged; off")
+      new Option(
+        "--response-validation <mode>",
+        "enforce: non-conforming responses become 502; report: pass, flagged and logged; off",
+      )
         .env("RESPONSE_VALIDATION")
         .choices(["enforce", "report", "off"])
         .default(defaults.responseValidation),
     )
-    .addOption(new Option("--timeout-ms <n>", "time the backend has for its whole response").env("TIMEOUT_MS").default(defaults.timeoutMs).argParser(integer(1)))
-    .addOption(new Option("--max-body-bytes <n>", "largest request body (default 1 MiB)").env("MAX_BODY_BYTES").argParser(integer(1)))
+    .addOption(
+      new Option("--timeout-ms <n>", "time the backend has for its whole response")
+        .env("TIMEOUT_MS")
+        .default(defaults.timeoutMs)
+        .argParser(integer(1)),
+    )
+    .addOption(
+      new Option("--max-body-bytes <n>", "largest request body (default 1 MiB)")
+        .env("MAX_BODY_BYTES")
+        .argParser(integer(1)),
+    )
     .addOption(
       new Option("--max-response-bytes <n>", "largest upstream response body; larger is 502")
         .env("MAX_RESPONSE_BYTES")
@@ -79,7 +103,10 @@ export function createProgram(): Command {
         .argParser(integer(1)),
     )
     .addOption(
-      new Option("--upstream-keep-alive-timeout <ms>", "how long an idle backend connection is kept; below the backend's own keep-alive timeout")
+      new Option(
+        "--upstream-keep-alive-timeout <ms>",
+        "how long an idle backend connection is kept; below the backend's own keep-alive timeout",
+      )
         .env("UPSTREAM_KEEP_ALIVE_TIMEOUT")
         .default(defaults.upstreamKeepAliveTimeoutMs)
         .argParser(integer(1)),
@@ -108,13 +135,26 @@ export function createProgram(): Command {
         .default(1)
         .argParser((value) => (value === "auto" ? availableParallelism() : integer(1, 1024)(value))),
     )
-    .addOption(new Option("--passthrough-unknown", "forward paths and methods the spec does not know, unvalidated (env: PASSTHROUGH_UNKNOWN=true)"))
     .addOption(
-      new Option("--cors-origins <origins>", "answer CORS at the gateway for these origins (comma-separated or repeated; * for any); default: preflights go to the backend")
+      new Option(
+        "--passthrough-unknown",
+        "forward paths and methods the spec does not know, unvalidated (env: PASSTHROUGH_UNKNOWN=true)",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--cors-origins <origins>",
+        "answer CORS at the gateway for these origins (comma-separated or repeated; * for any); default: preflights go to the backend",
+      )
         .env("CORS_ORIGINS")
         .argParser(origins),
     )
-    .addOption(new Option("--log-level <level>", "pino level").env("LOG_LEVEL").choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"))
+    .addOption(
+      new Option("--log-level <level>", "pino level")
+        .env("LOG_LEVEL")
+        .choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
+        .default("info"),
+    )
     .exitOverride()
     .showHelpAfterError(false);
 }
@@ -137,7 +177,7 @@ export function parseCommandLine(args: string[]): CliConfig {
   if (!o.upstream) program.error(`error: ${upstreamRequired}`, { exitCode: 2, code: "gateway.upstream" });
   let passthroughUnknown: boolean;
   try {
-    passthroughUnknown = o.passthroughUnknown ?? flag(process.env["PASSTHROUGH_UNKNOWN"], "PASSTHROUGH_UNKNOWN");
+    passthroughUnknown = o.passthroughUnknown ?? flag(process.env.PASSTHROUGH_UNKNOWN, "PASSTHROUGH_UNKNOWN");
   } catch (error) {
     program.error(`error: ${(error as Error).message}`, { exitCode: 2, code: "gateway.passthrough" });
   }

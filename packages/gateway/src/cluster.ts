@@ -72,7 +72,10 @@ export function runPrimary({ workers, port, host }: PrimaryOptions, logger: Logg
     new Promise<WorkerMetrics | undefined>((resolve) => {
       const id = randomUUID();
       const timer = setTimeout(() => {
-        logger.warn({ pid: worker.process.pid }, `a worker did not send its metrics within ${workerMetricsTimeoutMs} ms; /metrics sums the others`);
+        logger.warn(
+          { pid: worker.process.pid },
+          `a worker did not send its metrics within ${workerMetricsTimeoutMs} ms; /metrics sums the others`,
+        );
         settle(undefined);
       }, workerMetricsTimeoutMs);
       const settle = (metrics: WorkerMetrics | undefined) => {
@@ -87,7 +90,9 @@ export function runPrimary({ workers, port, host }: PrimaryOptions, logger: Logg
   /** The text of `/metrics`: the sum over the workers that serve and are connected, each asked at once. */
   const sumOfWorkers = async () => {
     // A worker that has not said it serves may not listen for the request yet; a disconnected one never answers.
-    const living = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && served.has(w) && w.isConnected() && !w.isDead());
+    const living = Object.values(cluster.workers ?? {}).filter(
+      (w): w is Worker => w !== undefined && served.has(w) && w.isConnected() && !w.isDead(),
+    );
     const registries = await Promise.all(living.map(collectFrom));
     return AggregatorRegistry.aggregate(registries.filter((r) => r !== undefined)).metrics();
   };
@@ -103,7 +108,8 @@ export function runPrimary({ workers, port, host }: PrimaryOptions, logger: Logg
       for (const socket of waiting.splice(0)) handOff(socket);
     }
     if (message?.type === failed) reason ??= message.reason;
-    if (message?.type === collectResponse) collecting.get(message.id)?.settle(message.error === undefined ? message.metrics : undefined);
+    if (message?.type === collectResponse)
+      collecting.get(message.id)?.settle(message.error === undefined ? message.metrics : undefined);
     if (message?.type !== metricsRequest) return;
     sumOfWorkers().then(
       (text) => sendTo(worker, { type: metricsResponse, id: message.id, text }),
@@ -113,7 +119,10 @@ export function runPrimary({ workers, port, host }: PrimaryOptions, logger: Logg
   // Connections, each to the next worker that serves, in turn; held (paused, unread) while none does yet.
   const waiting: Socket[] = [];
   let next = 0;
-  const serving = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && served.has(w) && w.isConnected() && !w.isDead());
+  const serving = () =>
+    Object.values(cluster.workers ?? {}).filter(
+      (w): w is Worker => w !== undefined && served.has(w) && w.isConnected() && !w.isDead(),
+    );
   const handOff = (socket: Socket, tries = 0): void => {
     const candidates = serving();
     if (candidates.length === 0) {
@@ -123,7 +132,12 @@ export function runPrimary({ workers, port, host }: PrimaryOptions, logger: Logg
     }
     const worker = candidates[next++ % candidates.length]!;
     try {
-      worker.send({ type: connection }, socket, {}, (error) => error && (tries < candidates.length ? handOff(socket, tries + 1) : socket.destroy()));
+      worker.send(
+        { type: connection },
+        socket,
+        {},
+        (error) => error && (tries < candidates.length ? handOff(socket, tries + 1) : socket.destroy()),
+      );
     } catch {
       if (tries < candidates.length) handOff(socket, tries + 1);
       else socket.destroy();

@@ -23,8 +23,16 @@ const hopByHop = new Set([
 
 /** The end-to-end headers: without hop-by-hop headers, those the Connection header names, and `drop`. */
 export function endToEndHeaders(headers: Headers, drop: readonly string[] = []): Record<string, string | string[]> {
-  const connection = headers["connection"];
-  const named = connection === undefined ? undefined : new Set(String(connection).toLowerCase().split(",").map((token) => token.trim()));
+  const connection = headers.connection;
+  const named =
+    connection === undefined
+      ? undefined
+      : new Set(
+          String(connection)
+            .toLowerCase()
+            .split(",")
+            .map((token) => token.trim()),
+        );
   const out: Record<string, string | string[]> = {};
   for (const name in headers) {
     const value = headers[name];
@@ -40,8 +48,18 @@ export function endToEndHeaders(headers: Headers, drop: readonly string[] = []):
  * response will be decoded, `acceptEncoding` replaces the caller's. X-Forwarded-Proto and -Host set by a load
  * balancer in front are kept; X-Forwarded-For gains the peer.
  */
-export function upstreamRequestHeaders(req: IncomingMessage, requestId: string, decodedBody: boolean, acceptEncoding?: string): Record<string, string | string[]> {
-  const headers = endToEndHeaders(req.headers, ["host", "content-length", "expect", ...(decodedBody ? ["content-encoding"] : [])]);
+export function upstreamRequestHeaders(
+  req: IncomingMessage,
+  requestId: string,
+  decodedBody: boolean,
+  acceptEncoding?: string,
+): Record<string, string | string[]> {
+  const headers = endToEndHeaders(req.headers, [
+    "host",
+    "content-length",
+    "expect",
+    ...(decodedBody ? ["content-encoding"] : []),
+  ]);
   if (acceptEncoding !== undefined) headers["accept-encoding"] = acceptEncoding;
   const peer = req.socket.remoteAddress ?? "";
   const forwardedFor = req.headers["x-forwarded-for"];
@@ -53,6 +71,9 @@ export function upstreamRequestHeaders(req: IncomingMessage, requestId: string, 
 }
 
 /** The headers of an upstream response sent on to the caller; Content-Length is set again from the bytes sent. */
-export function clientResponseHeaders(headers: Headers | IncomingHttpHeaders, keepLength: boolean): Record<string, string | string[]> {
+export function clientResponseHeaders(
+  headers: Headers | IncomingHttpHeaders,
+  keepLength: boolean,
+): Record<string, string | string[]> {
   return endToEndHeaders(headers, keepLength ? [] : ["content-length"]);
 }

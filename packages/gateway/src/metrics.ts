@@ -1,5 +1,5 @@
 /** The gateway's Prometheus metrics (prom-client), in a registry of its own so that several gateways can share a process. */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 
 /** The metrics a gateway records. */
 export interface GatewayMetrics {

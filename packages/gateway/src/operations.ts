@@ -24,10 +24,18 @@ export function operations(
       "/readyz",
       async (res) => {
         if (draining()) {
-          return sendError(res, new ApiError(503, "service unavailable: the gateway is shutting down", [errorInfoDetail("SHUTTING_DOWN")]));
+          return sendError(
+            res,
+            new ApiError(503, "service unavailable: the gateway is shutting down", [errorInfoDetail("SHUTTING_DOWN")]),
+          );
         }
         if (await upstream.ping()) return sendJson(res, 200, { status: "ready" });
-        sendError(res, new ApiError(503, "service unavailable: the upstream does not answer", [errorInfoDetail("UPSTREAM_UNAVAILABLE")]));
+        sendError(
+          res,
+          new ApiError(503, "service unavailable: the upstream does not answer", [
+            errorInfoDetail("UPSTREAM_UNAVAILABLE"),
+          ]),
+        );
       },
     ],
     [

@@ -55,7 +55,8 @@ export const defaults = {
 } as const;
 
 /** The message when no upstream URL was given. */
-export const upstreamRequired = "the upstream URL is required (--upstream or UPSTREAM_URL), such as http://127.0.0.1:4010";
+export const upstreamRequired =
+  "the upstream URL is required (--upstream or UPSTREAM_URL), such as http://127.0.0.1:4010";
 
 /** Parses the upstream URL: absolute http(s) with a host, no credentials, query or fragment; throws a readable error. */
 export function parseUpstreamUrl(value: string | URL | undefined): URL {
@@ -66,7 +67,9 @@ export function parseUpstreamUrl(value: string | URL | undefined): URL {
   try {
     url = new URL(String(value));
   } catch {
-    throw new Error(`the upstream URL ${JSON.stringify(String(value))} is not a URL; give one such as http://127.0.0.1:4010`);
+    throw new Error(
+      `the upstream URL ${JSON.stringify(String(value))} is not a URL; give one such as http://127.0.0.1:4010`,
+    );
   }
   const problem =
     url.protocol !== "http:" && url.protocol !== "https:"
@@ -78,6 +81,7 @@ export function parseUpstreamUrl(value: string | URL | undefined): URL {
           : url.search || url.hash
             ? "it must not have a query or fragment"
             : undefined;
-  if (problem) throw new Error(`the upstream URL ${JSON.stringify(url.origin + url.pathname)} is not usable: ${problem}`);
+  if (problem)
+    throw new Error(`the upstream URL ${JSON.stringify(url.origin + url.pathname)} is not usable: ${problem}`);
   return url;
 }

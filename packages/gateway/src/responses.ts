@@ -4,7 +4,13 @@
  * headers, the original body bytes), replaced by 502 (`enforce`) or flagged (`report`).
  */
 import type { ServerResponse } from "node:http";
-import { upstreamContractError, type ApiError, type Contract, type Logger, type ResponseValidationMode } from "@compute-api/contract";
+import {
+  type ApiError,
+  type Contract,
+  type Logger,
+  type ResponseValidationMode,
+  upstreamContractError,
+} from "@compute-api/contract";
 import { decodeBody } from "./content-coding.js";
 import { clientResponseHeaders } from "./headers.js";
 import type { GatewayMetrics } from "./metrics.js";
@@ -41,7 +47,8 @@ export function deliver(res: ServerResponse, response: UpstreamResponse, method:
     const vary = name === "vary" ? res.getHeader("vary") : undefined;
     res.setHeader(name, vary === undefined ? value : `${String(vary)}, ${String(value)}`);
   }
-  if (!bodiless && (response.body.length > 0 || response.headers["content-length"] !== undefined)) res.setHeader("content-length", response.body.length);
+  if (!bodiless && (response.body.length > 0 || response.headers["content-length"] !== undefined))
+    res.setHeader("content-length", response.body.length);
   res.statusCode = response.status;
   res.end(response.body);
 }
@@ -58,7 +65,13 @@ export interface ResponseOptions {
 }
 
 /** Answers a request with its upstream response, as the validation mode says. */
-export type Respond = (res: ServerResponse, method: string, id: string, operationId: string, response: UpstreamResponse) => void;
+export type Respond = (
+  res: ServerResponse,
+  method: string,
+  id: string,
+  operationId: string,
+  response: UpstreamResponse,
+) => void;
 
 /**
  * Creates the response path: the body is decoded (when compressed), parsed and checked against the spec (status,
@@ -67,12 +80,22 @@ export type Respond = (res: ServerResponse, method: string, id: string, operatio
  * `report` sends the response with `x-contract-violations`, `off` checks nothing and decodes nothing. A body whose
  * decoded size is over the limit is a 502 in every checking mode.
  */
-export function createRespond({ mode, maxResponseBytes, contract, metrics, logger, ownsCors }: ResponseOptions): Respond {
+export function createRespond({
+  mode,
+  maxResponseBytes,
+  contract,
+  metrics,
+  logger,
+  ownsCors,
+}: ResponseOptions): Respond {
   return (res, method, id, operationId, response) => {
     if (mode === "off") return deliver(res, response, method, ownsCors);
     const decoded = decodeBody(response.headers["content-encoding"], response.body, maxResponseBytes);
     if ("tooLarge" in decoded) {
-      logger.error({ reqId: id, operationId, status: response.status }, "upstream response decodes past the response limit");
+      logger.error(
+        { reqId: id, operationId, status: response.status },
+        "upstream response decodes past the response limit",
+      );
       return sendError(res, responseTooLarge(maxResponseBytes));
     }
     const contentType = response.headers["content-type"];
@@ -83,7 +106,10 @@ export function createRespond({ mode, maxResponseBytes, contract, metrics, logge
     });
     if (violations.length === 0) return deliver(res, response, method, ownsCors);
     metrics.violations.inc({ direction: "response", operation_id: operationId });
-    logger.warn({ reqId: id, operationId, status: response.status, violations }, "upstream response breaks the contract");
+    logger.warn(
+      { reqId: id, operationId, status: response.status, violations },
+      "upstream response breaks the contract",
+    );
     if (mode === "enforce") return sendError(res, upstreamContractError(violations));
     res.setHeader("x-contract-violations", String(violations.length));
     deliver(res, response, method, ownsCors);

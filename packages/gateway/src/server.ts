@@ -3,8 +3,15 @@ import cluster from "node:cluster";
 import type { Server } from "node:http";
 import { createLogger, type Logger } from "@compute-api/contract";
 import { createGateway } from "./app.js";
-import { exitCodeOf, parseCommandLine, type CliConfig } from "./cli.js";
-import { announceFailure, announceReady, boundPortVariable, clusterMetrics, receiveConnections, runPrimary } from "./cluster.js";
+import { type CliConfig, exitCodeOf, parseCommandLine } from "./cli.js";
+import {
+  announceFailure,
+  announceReady,
+  boundPortVariable,
+  clusterMetrics,
+  receiveConnections,
+  runPrimary,
+} from "./cluster.js";
 import { drainable } from "./shutdown.js";
 
 /**
@@ -43,12 +50,20 @@ export async function serve(config: CliConfig, logger: Logger): Promise<Server> 
   // Longer than the idle timeout of common load balancers (60 s), so that they close idle connections first.
   server.keepAliveTimeout = 65_000;
   logger.info(
-    { url: `http://${config.host}:${port}`, upstream: config.upstream.href, responseValidation: config.responseValidation, pid: process.pid },
+    {
+      url: `http://${config.host}:${port}`,
+      upstream: config.upstream.href,
+      responseValidation: config.responseValidation,
+      pid: process.pid,
+    },
     "compute-gateway listening",
   );
   const stop = async () => {
     const { shutdownGraceMs: graceMs, shutdownTimeoutMs: timeoutMs } = config;
-    logger.info({ graceMs, timeoutMs, pid: process.pid }, "compute-gateway draining: /readyz answers 503, answers close their connection");
+    logger.info(
+      { graceMs, timeoutMs, pid: process.pid },
+      "compute-gateway draining: /readyz answers 503, answers close their connection",
+    );
     gateway.drain();
     await connections.drain({ graceMs, timeoutMs, logger });
     await gateway.close();

@@ -72,7 +72,11 @@ export function drainable(server: Server): Drainable {
       deadline = setTimeout(() => {
         for (const socket of sockets) {
           const res = inFlight(socket);
-          if (res) logger.warn({ method: res.req.method, url: res.req.url, peer: socket.remoteAddress }, "request cut: still running at the shutdown deadline");
+          if (res)
+            logger.warn(
+              { method: res.req.method, url: res.req.url, peer: socket.remoteAddress },
+              "request cut: still running at the shutdown deadline",
+            );
           socket.destroy();
         }
       }, timeoutMs);

@@ -9,7 +9,13 @@ const methods = new Set(["get", "put", "post", "delete", "options", "head", "pat
  */
 export function createSpecRouteTest(spec: OpenApiDocument): (method: string, path: string) => boolean {
   const routes = Object.entries(spec.paths).map(([template, item]) => ({
-    pattern: new RegExp(`^${template.split(/\{[^}]+\}/).map(escapeRegExp).join("[^/]*")}/?$`, "i"),
+    pattern: new RegExp(
+      `^${template
+        .split(/\{[^}]+\}/)
+        .map(escapeRegExp)
+        .join("[^/]*")}/?$`,
+      "i",
+    ),
     methods: new Set(Object.keys(item).filter((m) => methods.has(m))),
   }));
   return (method, path) => {

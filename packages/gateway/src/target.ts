@@ -8,7 +8,8 @@
 import { ApiError, errorInfoDetail } from "@compute-api/contract";
 
 /** 400: a request target the gateway will not forward. */
-const badTarget = (why: string) => new ApiError(400, `the request target ${why}`, [errorInfoDetail("INVALID_REQUEST_TARGET")]);
+const badTarget = (why: string) =>
+  new ApiError(400, `the request target ${why}`, [errorInfoDetail("INVALID_REQUEST_TARGET")]);
 
 /** Removes `.` and `..` segments from an absolute path (RFC 3986 §5.2.4); `..` above the root stays at the root. */
 export function removeDotSegments(path: string): string {

@@ -7,7 +7,7 @@
 import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
 import { ApiError, errorInfoDetail, retryInfoDetail } from "@compute-api/contract";
-import { buildConnector, Pool, type Dispatcher } from "undici";
+import { buildConnector, type Dispatcher, Pool } from "undici";
 import type { Headers } from "./headers.js";
 
 /** One request to the backend. */
@@ -80,7 +80,8 @@ export function retryReason(method: string, body: UpstreamRequest["body"], error
   if (!idempotent.has(method) || (body !== undefined && !Buffer.isBuffer(body))) return undefined;
   const e = error as { code?: string; message?: string; socket?: { bytesRead?: number } } | undefined;
   // undici's SocketError says "other side closed" or "closed" for a close, other words for a bad response.
-  if (e?.code === "UND_ERR_SOCKET") return closed.test(e.message ?? "") && (e.socket?.bytesRead ?? 0) > 0 ? "connection_closed" : undefined;
+  if (e?.code === "UND_ERR_SOCKET")
+    return closed.test(e.message ?? "") && (e.socket?.bytesRead ?? 0) > 0 ? "connection_closed" : undefined;
   if (e?.code === "ECONNRESET" || e?.code === "EPIPE") return afterResponse.has(e) ? "connection_reset" : undefined;
   return undefined;
 }
@@ -93,7 +94,11 @@ export function retryReason(method: string, body: UpstreamRequest["body"], error
 function markingConnector(connector: buildConnector.connector): buildConnector.connector {
   return (options, callback) =>
     connector(options, (error, socket) => {
-      if (socket) (socket as Socket).prependListener("error", (e: Error) => void ((socket as Socket).bytesRead > 0 && afterResponse.add(e)));
+      if (socket)
+        (socket as Socket).prependListener(
+          "error",
+          (e: Error) => void ((socket as Socket).bytesRead > 0 && afterResponse.add(e)),
+        );
       (callback as (error: Error | null, socket: Socket | null) => void)(error, socket as Socket | null);
     });
 }
@@ -104,7 +109,15 @@ export class CallerGone extends Error {
 }
 
 // Errors that mean no connection could be made, as opposed to one that broke.
-const unreachable = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "UND_ERR_CONNECT_TIMEOUT"]);
+const unreachable = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 // undici's own timeouts, set to the same deadline, may fire a moment before the gateway's.
 const timeouts = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
@@ -114,7 +127,8 @@ const errorCode = (error: unknown): string | undefined => {
 };
 
 // OpenSSL's and Node's codes of a TLS handshake or certificate that failed.
-const tlsCodes = /^(ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(GET|VERIFY)_|HOSTNAME_MISMATCH$)/;
+const tlsCodes =
+  /^(ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(GET|VERIFY)_|HOSTNAME_MISMATCH$)/;
 
 /**
  * What went wrong with TLS, in words for the log line, or undefined when the failure is not about TLS. The
@@ -123,9 +137,11 @@ const tlsCodes = /^(ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SI
 export function tlsProblem(error: unknown): string | undefined {
   const code = errorCode(error) ?? "";
   const message = (error as Error | undefined)?.message ?? "";
-  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST/.test(code)) return `the upstream does not speak TLS: is it plain HTTP behind an https:// URL? (${code})`;
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST/.test(code))
+    return `the upstream does not speak TLS: is it plain HTTP behind an https:// URL? (${code})`;
   if (tlsCodes.test(code)) return `TLS error with the upstream: ${code}: ${message.split("\n")[0]}`;
-  if (/before secure TLS connection was established/.test(message)) return "TLS error with the upstream: it closed the connection during the TLS handshake";
+  if (/before secure TLS connection was established/.test(message))
+    return "TLS error with the upstream: it closed the connection during the TLS handshake";
   return undefined;
 }
 
@@ -133,15 +149,26 @@ export function tlsProblem(error: unknown): string | undefined {
 function faultError(error: unknown, timeoutMs: number, timedOut: boolean): ApiError {
   let apiError: ApiError;
   if (timedOut || timeouts.has(errorCode(error) ?? "")) {
-    apiError = new ApiError(504, `upstream did not respond within ${timeoutMs} ms`, [errorInfoDetail("UPSTREAM_TIMEOUT")]);
+    apiError = new ApiError(504, `upstream did not respond within ${timeoutMs} ms`, [
+      errorInfoDetail("UPSTREAM_TIMEOUT"),
+    ]);
   } else if (tlsProblem(error)) {
-    apiError = new ApiError(502, "the TLS handshake with the upstream failed", [errorInfoDetail("UPSTREAM_TLS_FAILED")]);
+    apiError = new ApiError(502, "the TLS handshake with the upstream failed", [
+      errorInfoDetail("UPSTREAM_TLS_FAILED"),
+    ]);
   } else if (unreachable.has(errorCode(error) ?? "")) {
-    apiError = new ApiError(503, "service unavailable: the upstream cannot be reached", [errorInfoDetail("UPSTREAM_UNAVAILABLE"), retryInfoDetail(1)], {
-      "Retry-After": "1",
-    });
+    apiError = new ApiError(
+      503,
+      "service unavailable: the upstream cannot be reached",
+      [errorInfoDetail("UPSTREAM_UNAVAILABLE"), retryInfoDetail(1)],
+      {
+        "Retry-After": "1",
+      },
+    );
   } else {
-    apiError = new ApiError(502, "upstream connection closed before the response was complete", [errorInfoDetail("UPSTREAM_CONNECTION_LOST")]);
+    apiError = new ApiError(502, "upstream connection closed before the response was complete", [
+      errorInfoDetail("UPSTREAM_CONNECTION_LOST"),
+    ]);
   }
   Object.defineProperty(apiError, "cause", { value: error, enumerable: false });
   return apiError;
@@ -149,7 +176,9 @@ function faultError(error: unknown, timeoutMs: number, timedOut: boolean): ApiEr
 
 /** 502: the backend's response body (decoded, when it is compressed) is larger than the limit. */
 export function responseTooLarge(maxResponseBytes: number): ApiError {
-  return new ApiError(502, `upstream response body is larger than the limit of ${maxResponseBytes} bytes`, [errorInfoDetail("UPSTREAM_RESPONSE_TOO_LARGE")]);
+  return new ApiError(502, `upstream response body is larger than the limit of ${maxResponseBytes} bytes`, [
+    errorInfoDetail("UPSTREAM_RESPONSE_TOO_LARGE"),
+  ]);
 }
 
 /** Creates the pool for the upstream URL. */
@@ -168,7 +197,13 @@ export function createUpstream(url: URL, options: UpstreamOptions): Upstream {
   });
   // Retries go on a connection of their own (pipelining 0: one request, then closed), not on another idle
   // connection of the pool, which the backend may have closed at the same moment as the first.
-  const fresh = new Pool(url.origin, { connections: options.connections, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, pipelining: 0, connect });
+  const fresh = new Pool(url.origin, {
+    connections: options.connections,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    pipelining: 0,
+    connect,
+  });
   const basePath = url.pathname.replace(/\/+$/, "");
 
   const tooLarge = () => responseTooLarge(maxResponseBytes);
@@ -227,7 +262,12 @@ export function createUpstream(url: URL, options: UpstreamOptions): Upstream {
       };
       const dispatch = (dispatcher: Pool) =>
         void dispatcher.dispatch(
-          { method: request.method as Dispatcher.HttpMethod, path: basePath + request.url, headers: request.headers, body: request.body ?? null },
+          {
+            method: request.method as Dispatcher.HttpMethod,
+            path: basePath + request.url,
+            headers: request.headers,
+            body: request.body ?? null,
+          },
           handler,
         );
       dispatch(pool);
@@ -237,7 +277,11 @@ export function createUpstream(url: URL, options: UpstreamOptions): Upstream {
 
   async function ping(): Promise<boolean> {
     try {
-      const response = await pool.request({ method: "GET", path: basePath || "/", signal: AbortSignal.timeout(Math.min(timeoutMs, 2000)) });
+      const response = await pool.request({
+        method: "GET",
+        path: basePath || "/",
+        signal: AbortSignal.timeout(Math.min(timeoutMs, 2000)),
+      });
       await response.body.dump();
       return true;
     } catch {

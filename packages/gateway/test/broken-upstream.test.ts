@@ -3,11 +3,15 @@
  * non-conforming response and every fault, with what each mode must answer.
  */
 import type { ServerResponse } from "node:http";
-import { beforeAll, describe, expect, it } from "vitest";
 import type { ResponseValidationMode } from "@compute-api/contract";
+import { beforeAll, describe, expect, it } from "vitest";
 import { auth, gatewaysByMode, json, modes, type Received } from "./support/servers.js";
 
-const patch = { method: "PATCH", path: "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01", body: '{"powerState":"POWERING_ON"}' };
+const patch = {
+  method: "PATCH",
+  path: "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01",
+  body: '{"powerState":"POWERING_ON"}',
+};
 const search = { method: "GET", path: "/v1/resources/search?query=train" };
 const createKey = { method: "POST", path: "/v1/api-keys", body: '{"apikeyId":"ci-deploy-key"}' };
 type Call = { method: string; path: string; body?: string };
@@ -15,12 +19,16 @@ type Call = { method: string; path: string; body?: string };
 const secret = "cak_TOPSECRET-3q2XQx0mXlY1b5nM4wT8e7rK9sZpA6cV0dF2gH4jL8";
 
 /** Upstream answers that break the contract, and the violations (field, reason) they must produce. */
-const violationCases: [string, { call: Call; answer: (req: Received, res: ServerResponse) => void; want: [string, string][]; neverShown?: string[] }][] = [
+const violationCases: [
+  string,
+  { call: Call; answer: (req: Received, res: ServerResponse) => void; want: [string, string][]; neverShown?: string[] },
+][] = [
   [
     "wrong types",
     {
       call: patch,
-      answer: (_req, res) => json(res, 200, { id: 42, projectId: "proj-alpha", cpuCores: "ninety-six", volumeIds: ["v1", 7] }),
+      answer: (_req, res) =>
+        json(res, 200, { id: 42, projectId: "proj-alpha", cpuCores: "ninety-six", volumeIds: ["v1", 7] }),
       want: [
         ["response.body.id", "type"],
         ["response.body.cpuCores", "type"],
@@ -53,18 +61,27 @@ const violationCases: [string, { call: Call; answer: (req: Received, res: Server
     "a secret of the wrong type",
     {
       call: createKey,
-      answer: (_req, res) => json(res, 200, { id: "ci-deploy-key", createTime: "2026-11-22T08:00:00Z", key: { value: secret } }),
+      answer: (_req, res) =>
+        json(res, 200, { id: "ci-deploy-key", createTime: "2026-11-22T08:00:00Z", key: { value: secret } }),
       want: [["response.body.key", "type"]],
       neverShown: [secret],
     },
   ],
   [
     "an undocumented status",
-    { call: search, answer: (_req, res) => json(res, 201, { results: [] }), want: [["response.status", "undocumented-status"]] },
+    {
+      call: search,
+      answer: (_req, res) => json(res, 201, { results: [] }),
+      want: [["response.status", "undocumented-status"]],
+    },
   ],
   [
     "an undocumented 5xx status",
-    { call: search, answer: (_req, res) => json(res, 501, { code: 501, message: "not implemented" }), want: [["response.status", "undocumented-status"]] },
+    {
+      call: search,
+      answer: (_req, res) => json(res, 501, { code: 501, message: "not implemented" }),
+      want: [["response.status", "undocumented-status"]],
+    },
   ],
   [
     "a 5xx body that is not an ErrorBody",
@@ -90,7 +107,11 @@ const violationCases: [string, { call: Call; answer: (req: Received, res: Server
   ],
   [
     "malformed JSON",
-    { call: search, answer: (_req, res) => json(res, 200, '{"results": [{"resourceType": '), want: [["response.body", "malformed-json"]] },
+    {
+      call: search,
+      answer: (_req, res) => json(res, 200, '{"results": [{"resourceType": '),
+      want: [["response.body", "malformed-json"]],
+    },
   ],
   [
     "no body where one is documented",
@@ -109,7 +130,10 @@ const timeoutMs = 400;
 const maxResponseBytes = 2048;
 
 /** Faults: the same answer in every mode. */
-const faultCases: [string, { answer: (req: Received, res: ServerResponse) => void; status: number; message: RegExp }][] = [
+const faultCases: [
+  string,
+  { answer: (req: Received, res: ServerResponse) => void; status: number; message: RegExp },
+][] = [
   [
     "a slow answer",
     {
@@ -143,11 +167,15 @@ const faultCases: [string, { answer: (req: Received, res: ServerResponse) => voi
   ],
   [
     "a connection dropped before any response",
-    { answer: (req, res) => void res.socket?.destroy(), status: 502, message: /connection closed/ },
+    { answer: (_req, res) => void res.socket?.destroy(), status: 502, message: /connection closed/ },
   ],
   [
     "an oversized body (declared)",
-    { answer: (_req, res) => json(res, 200, { results: [], padding: "x".repeat(maxResponseBytes) }), status: 502, message: /larger than the limit of 2048 bytes/ },
+    {
+      answer: (_req, res) => json(res, 200, { results: [], padding: "x".repeat(maxResponseBytes) }),
+      status: 502,
+      message: /larger than the limit of 2048 bytes/,
+    },
   ],
   [
     "an oversized body (chunked)",
@@ -168,14 +196,25 @@ const servers = gatewaysByMode({ timeoutMs, maxResponseBytes });
 const { gateways } = servers;
 
 async function send(mode: ResponseValidationMode, call: Call): Promise<{ res: Response; bytes: Buffer }> {
-  const headers = { ...auth, "x-request-id": `${mode}-${Math.random().toString(36).slice(2)}`, ...(call.body ? { "content-type": "application/json" } : {}) };
-  const res = await fetch(gateways.get(mode)!.url + call.path, { method: call.method, headers, ...(call.body ? { body: call.body } : {}) });
+  const headers = {
+    ...auth,
+    "x-request-id": `${mode}-${Math.random().toString(36).slice(2)}`,
+    ...(call.body ? { "content-type": "application/json" } : {}),
+  };
+  const res = await fetch(gateways.get(mode)!.url + call.path, {
+    method: call.method,
+    headers,
+    ...(call.body ? { body: call.body } : {}),
+  });
   return { res, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
 /** What the upstream sends for a case, straight from it. */
 async function direct(call: Call): Promise<{ status: number; bytes: Buffer }> {
-  const res = await fetch(servers.upstream.url + call.path, { method: call.method, ...(call.body ? { body: call.body } : {}) });
+  const res = await fetch(servers.upstream.url + call.path, {
+    method: call.method,
+    ...(call.body ? { body: call.body } : {}),
+  });
   return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
@@ -187,7 +226,11 @@ describe.each(violationCases)("an upstream sending %s", (_name, { call, answer, 
   it("enforce: answers 502 naming each violation by field and reason, never the values", async () => {
     const { res, bytes } = await send("enforce", call);
     expect(res.status).toBe(502);
-    const body = JSON.parse(bytes.toString()) as { code: number; message: string; details: { fieldViolations?: { field: string; reason: string }[] }[] };
+    const body = JSON.parse(bytes.toString()) as {
+      code: number;
+      message: string;
+      details: { fieldViolations?: { field: string; reason: string }[] }[];
+    };
     expect(body.code).toBe(502);
     expect(body.message).toBe("upstream response does not conform to the interface");
     const violations = body.details.flatMap((d) => d.fieldViolations ?? []).map((v) => [v.field, v.reason]);
@@ -205,9 +248,13 @@ describe.each(violationCases)("an upstream sending %s", (_name, { call, answer, 
     expect(bytes.equals(want_bytes)).toBe(true);
     expect(res.headers.get("x-contract-violations")).toBe(String(want.length));
     const id = res.headers.get("x-request-id");
-    const lines = gateways.get("report")!.logs.filter((l) => l["reqId"] === id && l["msg"] === "upstream response breaks the contract");
+    const lines = gateways
+      .get("report")!
+      .logs.filter((l) => l.reqId === id && l.msg === "upstream response breaks the contract");
     expect(lines).toHaveLength(1);
-    expect((lines[0]!["violations"] as { field: string; reason: string }[]).map((v) => [v.field, v.reason]).sort()).toEqual([...want].sort());
+    expect(
+      (lines[0]!.violations as { field: string; reason: string }[]).map((v) => [v.field, v.reason]).sort(),
+    ).toEqual([...want].sort());
     for (const value of neverShown) expect(gateways.get("report")!.logText()).not.toContain(value);
   });
 

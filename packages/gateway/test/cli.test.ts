@@ -33,7 +33,19 @@ afterEach(() => {
 
 describe("parseCommandLine", () => {
   it("reads flags, with defaults for the rest", () => {
-    expect(parseCommandLine(["--upstream", "http://127.0.0.1:4010", "--port", "0", "--response-validation", "report", "--workers", "3", "--passthrough-unknown"])).toMatchObject({
+    expect(
+      parseCommandLine([
+        "--upstream",
+        "http://127.0.0.1:4010",
+        "--port",
+        "0",
+        "--response-validation",
+        "report",
+        "--workers",
+        "3",
+        "--passthrough-unknown",
+      ]),
+    ).toMatchObject({
       upstream: new URL("http://127.0.0.1:4010"),
       port: 0,
       host: "127.0.0.1",
@@ -76,7 +88,7 @@ describe("parseCommandLine", () => {
       shutdownTimeoutMs: 20000,
       logLevel: "info",
     });
-    process.env["PASSTHROUGH_UNKNOWN"] = "false";
+    process.env.PASSTHROUGH_UNKNOWN = "false";
     expect(parseCommandLine([]).passthroughUnknown).toBe(false);
   });
 });
@@ -84,8 +96,16 @@ describe("parseCommandLine", () => {
 describe("compute-gateway", () => {
   it.concurrent.each([
     ["no upstream", [], /upstream URL is required \(--upstream or UPSTREAM_URL\)/],
-    ["a malformed upstream", ["--upstream", "localhost:4010"], /upstream URL "localhost:4010" is not a URL|scheme must be http or https/],
-    ["an unknown mode", ["--upstream", "http://127.0.0.1:1", "--response-validation", "strict"], /Allowed choices are enforce, report, off/],
+    [
+      "a malformed upstream",
+      ["--upstream", "localhost:4010"],
+      /upstream URL "localhost:4010" is not a URL|scheme must be http or https/,
+    ],
+    [
+      "an unknown mode",
+      ["--upstream", "http://127.0.0.1:1", "--response-validation", "strict"],
+      /Allowed choices are enforce, report, off/,
+    ],
   ])("exits 2 with a clear message given %s", async (_name, args, message) => {
     const { done } = run(args, { UPSTREAM_URL: "" });
     const { code, output } = await done;
@@ -136,7 +156,9 @@ describe("compute-gateway", () => {
     try {
       const { output } = await done;
       const url = /"url":"([^"]+)"/.exec(output)?.[1];
-      const res = await fetch(`${url}/v1/resources/search?query=a`, { headers: { authorization: "Bearer k", "x-padding": "a".repeat(20_000) } });
+      const res = await fetch(`${url}/v1/resources/search?query=a`, {
+        headers: { authorization: "Bearer k", "x-padding": "a".repeat(20_000) },
+      });
       expect(res.status).toBe(431);
       expect(res.headers.get("content-type")).toMatch(/^application\/json/);
       expect(await res.json()).toMatchObject({ code: 431, details: [{ reason: "HEADERS_TOO_LARGE" }] });
@@ -150,11 +172,18 @@ describe("compute-gateway", () => {
     const upstream = await testUpstream();
     upstream.answer = (_req, res) => json(res, 200, { results: [] });
     const port = await freePort();
-    const { child, done } = run(["--upstream", upstream.url, "--port", String(port), "--workers", "2"], {}, /listening[\s\S]*listening/);
+    const { child, done } = run(
+      ["--upstream", upstream.url, "--port", String(port), "--workers", "2"],
+      {},
+      /listening[\s\S]*listening/,
+    );
     try {
       const { output } = await done;
-      expect(new Set([...output.matchAll(/"pid":(\d+),"msg":"compute-gateway listening"/g)].map((m) => m[1])).size).toBe(2);
-      for (let i = 0; i < 6; i++) await fetch(`http://127.0.0.1:${port}/v1/resources/search?query=a`, { headers: { authorization: "Bearer k" } });
+      expect(
+        new Set([...output.matchAll(/"pid":(\d+),"msg":"compute-gateway listening"/g)].map((m) => m[1])).size,
+      ).toBe(2);
+      for (let i = 0; i < 6; i++)
+        await fetch(`http://127.0.0.1:${port}/v1/resources/search?query=a`, { headers: { authorization: "Bearer k" } });
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       expect(metrics).toContain('gateway_requests_total{operation_id="searchResources",status="200"} 6');
     } finally {

@@ -3,11 +3,11 @@
  * its replacement starts (prom-client's clusterMetrics waited 5 s for the dead one, then answered 500). The real
  * command runs as a child process in its own process group, which every test ends whole.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { get } from "node:http";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { json, listen, testUpstream, type TestUpstream } from "./support/servers.js";
+import { json, listen, type TestUpstream, testUpstream } from "./support/servers.js";
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
 
@@ -37,10 +37,26 @@ async function startWorkers(workers: number): Promise<{ running: Running; port: 
   upstream.answer = (_req, res) => json(res, 200, { results: [] });
   const free = await listen(() => {});
   await free.close();
-  const primary = spawn(process.execPath, ["--conditions", "source", "--import", "tsx", bin, "--upstream", upstream.url, "--port", String(free.port), "--workers", String(workers)], {
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const primary = spawn(
+    process.execPath,
+    [
+      "--conditions",
+      "source",
+      "--import",
+      "tsx",
+      bin,
+      "--upstream",
+      upstream.url,
+      "--port",
+      String(free.port),
+      "--workers",
+      String(workers),
+    ],
+    {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   const onOutput = (chunk: Buffer) => {
     output += chunk.toString();
@@ -50,15 +66,24 @@ async function startWorkers(workers: number): Promise<{ running: Running; port: 
   primary.stderr?.on("data", onOutput);
   const seen = (pattern: RegExp) =>
     new Promise<number>((resolve) => {
-      const check = () => pattern.test(output) && (primary.off("output", check), resolve(performance.now()));
+      const check = () => {
+        if (!pattern.test(output)) return;
+        primary.off("output", check);
+        resolve(performance.now());
+      };
       primary.on("output", check);
       check();
     });
   const exited = new Promise<void>((resolve) => primary.once("exit", () => resolve()));
-  const workerPids = () => [...output.matchAll(/"pid":(\d+),"msg":"compute-gateway listening"/g)].map((m) => Number(m[1]));
+  const workerPids = () =>
+    [...output.matchAll(/"pid":(\d+),"msg":"compute-gateway listening"/g)].map((m) => Number(m[1]));
   const running = { primary, output: () => output, workerPids, seen, exited };
   started.push({ running, upstream });
-  await until(() => workerPids().length >= workers, 30_000, () => output);
+  await until(
+    () => workerPids().length >= workers,
+    30_000,
+    () => output,
+  );
   return { running, port: free.port };
 }
 
@@ -119,9 +144,12 @@ function scrape(port: number): Promise<Scrape> {
 describe("compute-gateway --workers, /metrics", () => {
   it("answers at once with the living workers' sum right after a worker was killed, and while its replacement starts", async () => {
     const { running, port } = await startWorkers(2);
-    for (let i = 0; i < 6; i++) await fetch(`http://127.0.0.1:${port}/v1/resources/search?query=a`, { headers: { authorization: "Bearer k" } });
+    for (let i = 0; i < 6; i++)
+      await fetch(`http://127.0.0.1:${port}/v1/resources/search?query=a`, { headers: { authorization: "Bearer k" } });
     const before = await scrape(port);
-    expect("text" in before && before.text).toContain('gateway_requests_total{operation_id="searchResources",status="200"} 6');
+    expect("text" in before && before.text).toContain(
+      'gateway_requests_total{operation_id="searchResources",status="200"} 6',
+    );
 
     const [victim] = running.workerPids();
     const noticed = running.seen(/a worker died; starting another/);
@@ -143,7 +171,9 @@ describe("compute-gateway --workers, /metrics", () => {
         // node:cluster hands a connection the primary accepted to a worker that may die before taking it, and then
         // never to another: such a connection hangs. That is the cluster's, not /metrics', and ends once the primary
         // has seen the worker exit.
-        expect(s.startedAt, `a scrape got no answer (${s.lost}) after the primary saw the worker exit`).toBeLessThan(noticedAt);
+        expect(s.startedAt, `a scrape got no answer (${s.lost}) after the primary saw the worker exit`).toBeLessThan(
+          noticedAt,
+        );
         continue;
       }
       expect({ status: s.status, fast: s.ms < 2000 }).toEqual({ status: 200, fast: true });
@@ -157,6 +187,10 @@ describe("compute-gateway --workers, /metrics", () => {
     const { running } = await startWorkers(2);
     const pids = [running.primary.pid!, ...running.workerPids()];
     await stop(running);
-    await until(() => pids.every((pid) => !alive(pid)), 5000, () => `still running: ${pids.filter(alive).join(", ")}`);
+    await until(
+      () => pids.every((pid) => !alive(pid)),
+      5000,
+      () => `still running: ${pids.filter(alive).join(", ")}`,
+    );
   });
 });

@@ -6,8 +6,8 @@
  */
 import type { ServerResponse } from "node:http";
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
-import { beforeEach, describe, expect, it } from "vitest";
 import Negotiator from "negotiator";
+import { beforeEach, describe, expect, it } from "vitest";
 import { send } from "./support/client.js";
 import { example, searchResponse } from "./support/fixtures.js";
 import { auth, gatewaysByMode, modes, type Received } from "./support/servers.js";
@@ -30,32 +30,49 @@ beforeEach(() => {
 /** Answers as a compressing server does: the body in the best coding the request accepts (or as given), with Vary. */
 function compressing(text: string, coding?: string, bytes?: Buffer) {
   return (req: Received, res: ServerResponse) => {
-    const chosen = coding ?? new Negotiator({ headers: req.headers }).encoding(["br", "gzip", "deflate", "identity"]) ?? "identity";
+    const chosen =
+      coding ?? new Negotiator({ headers: req.headers }).encoding(["br", "gzip", "deflate", "identity"]) ?? "identity";
     const body = bytes ?? (chosen === "identity" ? Buffer.from(text) : encoders[chosen]!(text));
-    res.writeHead(200, { "content-type": "application/json", vary: "Accept-Encoding", ...(chosen === "identity" ? {} : { "content-encoding": chosen }), "content-length": body.length });
+    res.writeHead(200, {
+      "content-type": "application/json",
+      vary: "Accept-Encoding",
+      ...(chosen === "identity" ? {} : { "content-encoding": chosen }),
+      "content-length": body.length,
+    });
     res.end(body);
   };
 }
 
 const fields = (body: Buffer) =>
-  ((JSON.parse(body.toString()) as { details?: { fieldViolations?: { field: string; reason: string }[] }[] }).details ?? []).flatMap((d) => d.fieldViolations ?? []).map((v) => [v.field, v.reason]);
+  (
+    (JSON.parse(body.toString()) as { details?: { fieldViolations?: { field: string; reason: string }[] }[] })
+      .details ?? []
+  )
+    .flatMap((d) => d.fieldViolations ?? [])
+    .map((v) => [v.field, v.reason]);
 
 describe.each(modes)("%s", (mode) => {
-  it.each(Object.keys(encoders))("passes a valid %s body on as the backend's own bytes, with Content-Encoding and Vary", async (coding) => {
-    servers.upstream.answer = compressing(valid);
-    const request = { path: search, headers: { ...auth, "accept-encoding": coding } };
-    const direct = await send(servers.upstream.url, request);
-    const res = await send(gateways.get(mode)!.url, request);
-    expect(res.status).toBe(200);
-    expect(res.headers["content-encoding"]).toBe(coding);
-    expect(res.headers["vary"]).toBe("Accept-Encoding");
-    expect(res.body.equals(direct.body)).toBe(true);
-    expect(res.headers["x-contract-violations"]).toBeUndefined();
-  });
+  it.each(Object.keys(encoders))(
+    "passes a valid %s body on as the backend's own bytes, with Content-Encoding and Vary",
+    async (coding) => {
+      servers.upstream.answer = compressing(valid);
+      const request = { path: search, headers: { ...auth, "accept-encoding": coding } };
+      const direct = await send(servers.upstream.url, request);
+      const res = await send(gateways.get(mode)!.url, request);
+      expect(res.status).toBe(200);
+      expect(res.headers["content-encoding"]).toBe(coding);
+      expect(res.headers.vary).toBe("Accept-Encoding");
+      expect(res.body.equals(direct.body)).toBe(true);
+      expect(res.headers["x-contract-violations"]).toBeUndefined();
+    },
+  );
 
   it("reads a raw deflate stream too, as browsers do", async () => {
     servers.upstream.answer = compressing(valid, "deflate", deflateRawSync(valid));
-    const res = await send(gateways.get(mode)!.url, { path: search, headers: { ...auth, "accept-encoding": "deflate" } });
+    const res = await send(gateways.get(mode)!.url, {
+      path: search,
+      headers: { ...auth, "accept-encoding": "deflate" },
+    });
     expect([res.status, res.headers["x-contract-violations"]]).toEqual([200, undefined]);
   });
 });
@@ -70,7 +87,10 @@ describe("what the backend is offered", () => {
     ["identity when the caller says nothing", undefined, "identity"],
   ])("is %s", async (_name, given, want) => {
     servers.upstream.answer = compressing(valid);
-    await send(gateways.get("enforce")!.url, { path: search, headers: { ...auth, ...(given === undefined ? {} : { "accept-encoding": given }) } });
+    await send(gateways.get("enforce")!.url, {
+      path: search,
+      headers: { ...auth, ...(given === undefined ? {} : { "accept-encoding": given }) },
+    });
     expect(servers.upstream.received[0]?.headers["accept-encoding"]).toBe(want);
   });
 
@@ -82,32 +102,58 @@ describe("what the backend is offered", () => {
 });
 
 describe("a compressed body that breaks the spec", () => {
-  const broken = JSON.stringify({ results: [{ resourceName: "x", resourceType: "cluster", score: 1, cluster: { projectId: "p" } }] });
-
-  it.each(Object.keys(encoders))("(%s) is refused by enforce, naming the fields, and passed by report with the count", async (coding) => {
-    servers.upstream.answer = compressing(broken, coding);
-    const enforced = await send(gateways.get("enforce")!.url, { path: search, headers: { ...auth, "accept-encoding": coding } });
-    expect(enforced.status).toBe(502);
-    expect(fields(enforced.body)).toContainEqual(["response.body.results[0].cluster.id", "required"]);
-    const reported = await send(gateways.get("report")!.url, { path: search, headers: { ...auth, "accept-encoding": coding } });
-    expect([reported.status, reported.headers["content-encoding"], reported.headers["x-contract-violations"]]).toEqual([200, coding, "4"]);
-    expect(reported.body.equals(encoders[coding]!(broken))).toBe(true);
+  const broken = JSON.stringify({
+    results: [{ resourceName: "x", resourceType: "cluster", score: 1, cluster: { projectId: "p" } }],
   });
+
+  it.each(Object.keys(encoders))(
+    "(%s) is refused by enforce, naming the fields, and passed by report with the count",
+    async (coding) => {
+      servers.upstream.answer = compressing(broken, coding);
+      const enforced = await send(gateways.get("enforce")!.url, {
+        path: search,
+        headers: { ...auth, "accept-encoding": coding },
+      });
+      expect(enforced.status).toBe(502);
+      expect(fields(enforced.body)).toContainEqual(["response.body.results[0].cluster.id", "required"]);
+      const reported = await send(gateways.get("report")!.url, {
+        path: search,
+        headers: { ...auth, "accept-encoding": coding },
+      });
+      expect([
+        reported.status,
+        reported.headers["content-encoding"],
+        reported.headers["x-contract-violations"],
+      ]).toEqual([200, coding, "4"]);
+      expect(reported.body.equals(encoders[coding]!(broken))).toBe(true);
+    },
+  );
 });
 
 describe("a body that does not decode", () => {
   it.each([
     ["an unknown coding", "compress", Buffer.from(valid), [["response.header.content-encoding", "content-encoding"]]],
-    ["zstd, which Node 20 cannot decode", "zstd", Buffer.from(valid), [["response.header.content-encoding", "content-encoding"]]],
+    [
+      "zstd, which Node 20 cannot decode",
+      "zstd",
+      Buffer.from(valid),
+      [["response.header.content-encoding", "content-encoding"]],
+    ],
     ["a truncated gzip stream", "gzip", gzipSync(valid).subarray(0, 200), [["response.body", "content-encoding"]]],
     ["bytes that are not gzip at all", "gzip", Buffer.from(valid), [["response.body", "content-encoding"]]],
   ])("%s: 502 in enforce naming it, passed as received in report and off", async (_name, coding, bytes, want) => {
     servers.upstream.answer = compressing(valid, coding, bytes);
-    const enforced = await send(gateways.get("enforce")!.url, { path: search, headers: { ...auth, "accept-encoding": "gzip" } });
+    const enforced = await send(gateways.get("enforce")!.url, {
+      path: search,
+      headers: { ...auth, "accept-encoding": "gzip" },
+    });
     expect(enforced.status).toBe(502);
     expect(fields(enforced.body)).toEqual(want);
     for (const mode of ["report", "off"] as const) {
-      const res = await send(gateways.get(mode)!.url, { path: search, headers: { ...auth, "accept-encoding": "gzip" } });
+      const res = await send(gateways.get(mode)!.url, {
+        path: search,
+        headers: { ...auth, "accept-encoding": "gzip" },
+      });
       expect(res.status).toBe(200);
       expect(res.body.equals(bytes)).toBe(true);
       expect(res.headers["x-contract-violations"]).toBe(mode === "report" ? "1" : undefined);
@@ -117,18 +163,30 @@ describe("a body that does not decode", () => {
 
 describe("a compression bomb", () => {
   // 32 MiB of JSON white space after a valid start: about 32 KiB of gzip, 500 times the response limit decoded.
-  const bomb = gzipSync(Buffer.concat([Buffer.from('{"results":['), Buffer.alloc(32 * 1024 * 1024, 0x20), Buffer.from("]}")]), { level: 9 });
+  const bomb = gzipSync(
+    Buffer.concat([Buffer.from('{"results":['), Buffer.alloc(32 * 1024 * 1024, 0x20), Buffer.from("]}")]),
+    { level: 9 },
+  );
 
-  it.each(["enforce", "report"] as const)("%s: 502 UPSTREAM_RESPONSE_TOO_LARGE after at most the limit of decoded bytes", async (mode) => {
-    expect(bomb.length).toBeLessThan(maxResponseBytes);
-    servers.upstream.answer = compressing("", "gzip", bomb);
-    const heapBefore = process.memoryUsage().arrayBuffers;
-    const res = await send(gateways.get(mode)!.url, { path: search, headers: { ...auth, "accept-encoding": "gzip" } });
-    expect(res.status).toBe(502);
-    expect(JSON.parse(res.body.toString())).toMatchObject({ code: 502, details: [{ reason: "UPSTREAM_RESPONSE_TOO_LARGE" }] });
-    // Never the 32 MiB it would decode to: what is held after the answer is a few times the limit at most.
-    expect(process.memoryUsage().arrayBuffers - heapBefore).toBeLessThan(8 * maxResponseBytes);
-  });
+  it.each(["enforce", "report"] as const)(
+    "%s: 502 UPSTREAM_RESPONSE_TOO_LARGE after at most the limit of decoded bytes",
+    async (mode) => {
+      expect(bomb.length).toBeLessThan(maxResponseBytes);
+      servers.upstream.answer = compressing("", "gzip", bomb);
+      const heapBefore = process.memoryUsage().arrayBuffers;
+      const res = await send(gateways.get(mode)!.url, {
+        path: search,
+        headers: { ...auth, "accept-encoding": "gzip" },
+      });
+      expect(res.status).toBe(502);
+      expect(JSON.parse(res.body.toString())).toMatchObject({
+        code: 502,
+        details: [{ reason: "UPSTREAM_RESPONSE_TOO_LARGE" }],
+      });
+      // Never the 32 MiB it would decode to: what is held after the answer is a few times the limit at most.
+      expect(process.memoryUsage().arrayBuffers - heapBefore).toBeLessThan(8 * maxResponseBytes);
+    },
+  );
 
   it("off: passed as received, its compressed size within the limit", async () => {
     servers.upstream.answer = compressing("", "gzip", bomb);
@@ -139,10 +197,13 @@ describe("a compression bomb", () => {
 
   it("a body that decodes to exactly the limit still passes", async () => {
     const text = JSON.stringify(example("SearchResourcesResponse"));
-    const padded = text.slice(0, -1) + " ".repeat(maxResponseBytes - text.length) + "}";
+    const padded = `${text.slice(0, -1) + " ".repeat(maxResponseBytes - text.length)}}`;
     expect(padded.length).toBe(maxResponseBytes);
     servers.upstream.answer = compressing(padded, "gzip");
-    const res = await send(gateways.get("enforce")!.url, { path: search, headers: { ...auth, "accept-encoding": "gzip" } });
+    const res = await send(gateways.get("enforce")!.url, {
+      path: search,
+      headers: { ...auth, "accept-encoding": "gzip" },
+    });
     expect(res.status).toBe(200);
   });
 });

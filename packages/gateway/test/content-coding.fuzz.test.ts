@@ -13,16 +13,24 @@ const body = gzipSync(JSON.stringify({ results: [] }));
 describe("upstreamAcceptEncoding", () => {
   it("negotiates any Accept-Encoding within the budget, never throwing, to codings the gateway decodes or identity", () => {
     // Each value is new to the negotiation memo (which keeps 1000), so the budget is the negotiation's.
-    expectFastTotalParser(upstreamAcceptEncoding, ["gzip", "br;q=", "deflate", "*;q=0", "identity", "q=0.5"], (_value, offer) => {
-      if (offer !== "identity") for (const coding of offer.split(", ")) expect(decodableCodings).toContain(coding);
-    });
+    expectFastTotalParser(
+      upstreamAcceptEncoding,
+      ["gzip", "br;q=", "deflate", "*;q=0", "identity", "q=0.5"],
+      (_value, offer) => {
+        if (offer !== "identity") for (const coding of offer.split(", ")) expect(decodableCodings).toContain(coding);
+      },
+    );
   });
 });
 
 describe("decodeBody", () => {
   it("reads any Content-Encoding within the budget, never throwing: the bytes, a violation or too large", () => {
-    expectFastTotalParser((encoding) => decodeBody(encoding, body, 1024 * 1024), ["gzip", "x-gzip", "identity", "br", "deflate"], (_value, decoded) => {
-      expect("bytes" in decoded || "violation" in decoded || "tooLarge" in decoded).toBe(true);
-    });
+    expectFastTotalParser(
+      (encoding) => decodeBody(encoding, body, 1024 * 1024),
+      ["gzip", "x-gzip", "identity", "br", "deflate"],
+      (_value, decoded) => {
+        expect("bytes" in decoded || "violation" in decoded || "tooLarge" in decoded).toBe(true);
+      },
+    );
   });
 });

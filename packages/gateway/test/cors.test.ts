@@ -10,23 +10,51 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, skipWithoutChromium } from "../../../test/support/browser.js";
 import type { GatewayOptions } from "../src/index.js";
 import { send } from "./support/client.js";
-import { auth, listen, testGateway, testUpstream, type Listening, type TestGateway, type TestUpstream } from "./support/servers.js";
+import {
+  auth,
+  type Listening,
+  listen,
+  type TestGateway,
+  type TestUpstream,
+  testGateway,
+  testUpstream,
+} from "./support/servers.js";
 
 const app = "http://app.example";
 const machine = "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01";
-const preflight = { origin: app, "access-control-request-method": "PATCH", "access-control-request-headers": "authorization,content-type" };
+const preflight = {
+  origin: app,
+  "access-control-request-method": "PATCH",
+  "access-control-request-headers": "authorization,content-type",
+};
 
 /** A backend with its own CORS policy, as an nginx or framework config has it: preflights for `app` only. */
 function corsBackend(upstream: TestUpstream): void {
   upstream.answer = (req, res) => {
     const allowed = req.headers.origin === app;
     if (req.method === "OPTIONS") {
-      res.writeHead(204, allowed ? { "access-control-allow-origin": app, "access-control-allow-methods": "PATCH, GET", "access-control-allow-headers": "authorization, content-type", "access-control-max-age": "60", vary: "Origin" } : { vary: "Origin" });
+      res.writeHead(
+        204,
+        allowed
+          ? {
+              "access-control-allow-origin": app,
+              "access-control-allow-methods": "PATCH, GET",
+              "access-control-allow-headers": "authorization, content-type",
+              "access-control-max-age": "60",
+              vary: "Origin",
+            }
+          : { vary: "Origin" },
+      );
       res.end();
       return;
     }
     const body = '{"results":[]}';
-    res.writeHead(200, { "content-type": "application/json", "content-length": body.length, vary: "Origin", ...(allowed ? { "access-control-allow-origin": app } : {}) });
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": body.length,
+      vary: "Origin",
+      ...(allowed ? { "access-control-allow-origin": app } : {}),
+    });
     res.end(body);
   };
 }
@@ -65,7 +93,10 @@ describe("without --cors-origins", () => {
   });
 
   it("passes the backend's CORS headers on the answer itself", async () => {
-    const res = await send(servers.gateway.url, { path: "/v1/resources/search?query=a", headers: { ...auth, origin: app } });
+    const res = await send(servers.gateway.url, {
+      path: "/v1/resources/search?query=a",
+      headers: { ...auth, origin: app },
+    });
     expect(res.status).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBe(app);
   });
@@ -93,15 +124,21 @@ describe("with --cors-origins", () => {
   });
 
   it("sets its own CORS headers on answers, in place of the backend's, and keeps the backend's Vary", async () => {
-    const res = await send(servers.gateway.url, { path: "/v1/resources/search?query=a", headers: { ...auth, origin: app } });
+    const res = await send(servers.gateway.url, {
+      path: "/v1/resources/search?query=a",
+      headers: { ...auth, origin: app },
+    });
     expect(res.status).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBe(app);
     expect(res.headers["access-control-expose-headers"]).toContain("x-request-id");
-    expect(String(res.headers["vary"]).split(/,\s*/)).toContain("Origin");
+    expect(String(res.headers.vary).split(/,\s*/)).toContain("Origin");
   });
 
   it("gives an origin it does not allow no CORS headers, even where the backend would", async () => {
-    const res = await send(servers.gateway.url, { path: "/v1/resources/search?query=a", headers: { ...auth, origin: "http://evil.example" } });
+    const res = await send(servers.gateway.url, {
+      path: "/v1/resources/search?query=a",
+      headers: { ...auth, origin: "http://evil.example" },
+    });
     expect(res.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
@@ -117,10 +154,15 @@ describe.skipIf(skipWithoutChromium())("a web front end in Chromium", () => {
   let page: Listening;
   let otherPage: Listening;
   const keys = { alice: "cak_cors-alice-0001" };
-  const html = (res: import("node:http").ServerResponse) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>app</title>");
+  const html = (res: import("node:http").ServerResponse) =>
+    res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>app</title>");
 
   beforeAll(async () => {
-    [browser, page, otherPage] = await Promise.all([launchChromium(), listen((_req, res) => html(res)), listen((_req, res) => html(res))]);
+    [browser, page, otherPage] = await Promise.all([
+      launchChromium(),
+      listen((_req, res) => html(res)),
+      listen((_req, res) => html(res)),
+    ]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -129,14 +171,21 @@ describe.skipIf(skipWithoutChromium())("a web front end in Chromium", () => {
   });
 
   /** Loads the front end from `from` and PATCHes a machine through the gateway with a bearer key, as a browser app does. */
-  async function patchFrom(from: string, gatewayUrl: string): Promise<{ status?: number; body?: unknown; error?: string }> {
+  async function patchFrom(
+    from: string,
+    gatewayUrl: string,
+  ): Promise<{ status?: number; body?: unknown; error?: string }> {
     const tab = await browser.newPage();
     try {
       await tab.goto(from);
       return await tab.evaluate(
         async ({ url, key }) => {
           try {
-            const res = await fetch(url, { method: "PATCH", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: '{"powerState":"POWERING_ON"}' });
+            const res = await fetch(url, {
+              method: "PATCH",
+              headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+              body: '{"powerState":"POWERING_ON"}',
+            });
             return { status: res.status, body: (await res.json()) as unknown };
           } catch (error) {
             return { error: String(error) };
@@ -153,8 +202,13 @@ describe.skipIf(skipWithoutChromium())("a web front end in Chromium", () => {
     const stub = await listen(await createApp({ apiKeys: keys, corsOrigins: [page.url] }));
     const gateway = await testGateway({ upstream: stub.url });
     try {
-      expect(await patchFrom(page.url, gateway.url)).toMatchObject({ status: 200, body: { id: "cm-alpha-01", powerState: "POWERING_ON" } });
-      expect(await patchFrom(otherPage.url, gateway.url)).toMatchObject({ error: expect.stringMatching(/Failed to fetch/) });
+      expect(await patchFrom(page.url, gateway.url)).toMatchObject({
+        status: 200,
+        body: { id: "cm-alpha-01", powerState: "POWERING_ON" },
+      });
+      expect(await patchFrom(otherPage.url, gateway.url)).toMatchObject({
+        error: expect.stringMatching(/Failed to fetch/),
+      });
     } finally {
       await gateway.close();
       await stub.close();
@@ -165,8 +219,13 @@ describe.skipIf(skipWithoutChromium())("a web front end in Chromium", () => {
     const stub = await listen(await createApp({ apiKeys: keys, corsOrigins: ["http://not-the-app.example"] }));
     const gateway = await testGateway({ upstream: stub.url, corsOrigins: [page.url] });
     try {
-      expect(await patchFrom(page.url, gateway.url)).toMatchObject({ status: 200, body: { id: "cm-alpha-01", powerState: "POWERING_ON" } });
-      expect(await patchFrom(otherPage.url, gateway.url)).toMatchObject({ error: expect.stringMatching(/Failed to fetch/) });
+      expect(await patchFrom(page.url, gateway.url)).toMatchObject({
+        status: 200,
+        body: { id: "cm-alpha-01", powerState: "POWERING_ON" },
+      });
+      expect(await patchFrom(otherPage.url, gateway.url)).toMatchObject({
+        error: expect.stringMatching(/Failed to fetch/),
+      });
     } finally {
       await gateway.close();
       await stub.close();

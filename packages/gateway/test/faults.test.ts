@@ -1,7 +1,15 @@
 /** Faults that need more than a misbehaving answer: an upstream that is not there, and a caller that leaves. */
 import { createServer, request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auth, listen, testGateway, testUpstream, type Listening, type TestGateway, type TestUpstream } from "./support/servers.js";
+import {
+  auth,
+  type Listening,
+  listen,
+  type TestGateway,
+  type TestUpstream,
+  testGateway,
+  testUpstream,
+} from "./support/servers.js";
 
 describe("an upstream that cannot be reached", () => {
   let gateway: TestGateway;
@@ -19,7 +27,9 @@ describe("an upstream that cannot be reached", () => {
     expect(res.headers.get("retry-after")).toBe("1");
     expect(await res.json()).toMatchObject({
       code: 503,
-      details: expect.arrayContaining([expect.objectContaining({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1s" })]),
+      details: expect.arrayContaining([
+        expect.objectContaining({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1s" }),
+      ]),
     });
   });
 
@@ -59,8 +69,16 @@ describe("an https:// upstream that does not speak TLS", () => {
   const hangingUp = () => createServer().on("connection", (socket) => socket.destroy());
 
   it.each<[string, () => Promise<Listening>, string]>([
-    ["plain HTTP on the port", () => listen((_req, res) => res.end("plain")), "does not speak TLS: is it plain HTTP behind an https:// URL\\? \\(ERR_SSL_WRONG_VERSION_NUMBER\\)"],
-    ["a server that hangs up during the handshake", () => listen(hangingUp()), "TLS error with the upstream: it closed the connection during the TLS handshake"],
+    [
+      "plain HTTP on the port",
+      () => listen((_req, res) => res.end("plain")),
+      "does not speak TLS: is it plain HTTP behind an https:// URL\\? \\(ERR_SSL_WRONG_VERSION_NUMBER\\)",
+    ],
+    [
+      "a server that hangs up during the handshake",
+      () => listen(hangingUp()),
+      "TLS error with the upstream: it closed the connection during the TLS handshake",
+    ],
   ])("%s: 502 UPSTREAM_TLS_FAILED, and the log line names the TLS problem", async (_name, start, logged) => {
     const plain = await start();
     const gateway = await testGateway({ upstream: plain.url.replace("http://", "https://") });
@@ -68,8 +86,8 @@ describe("an https:// upstream that does not speak TLS", () => {
       const res = await fetch(`${gateway.url}/v1/resources/search?query=a`, { headers: auth });
       expect(res.status).toBe(502);
       expect(await res.json()).toMatchObject({ code: 502, details: [{ reason: "UPSTREAM_TLS_FAILED" }] });
-      const line = gateway.logs.find((l) => String(l["msg"]).startsWith("upstream request failed"));
-      expect(String(line?.["msg"])).toMatch(new RegExp(logged));
+      const line = gateway.logs.find((l) => String(l.msg).startsWith("upstream request failed"));
+      expect(String(line?.msg)).toMatch(new RegExp(logged));
     } finally {
       await gateway.close();
       await plain.close();

@@ -6,11 +6,18 @@ import { endToEndHeaders } from "../src/headers.js";
 describe("endToEndHeaders", () => {
   it("reads any Connection value within the budget, never throwing, and never forwards Connection itself", () => {
     const given = { authorization: "Bearer k", "x-a": "1", "keep-alive": "timeout=5" };
-    expectFastTotalParser((connection) => endToEndHeaders({ ...given, connection }), ["close", "keep-alive", "X-A", "authorization", "upgrade"], (value, forwarded) => {
-      expect(forwarded).not.toHaveProperty("connection");
-      expect(forwarded).not.toHaveProperty("keep-alive");
-      const named = value.toLowerCase().split(",").map((token) => token.trim());
-      expect("x-a" in forwarded).toBe(!named.includes("x-a"));
-    });
+    expectFastTotalParser(
+      (connection) => endToEndHeaders({ ...given, connection }),
+      ["close", "keep-alive", "X-A", "authorization", "upgrade"],
+      (value, forwarded) => {
+        expect(forwarded).not.toHaveProperty("connection");
+        expect(forwarded).not.toHaveProperty("keep-alive");
+        const named = value
+          .toLowerCase()
+          .split(",")
+          .map((token) => token.trim());
+        expect("x-a" in forwarded).toBe(!named.includes("x-a"));
+      },
+    );
   });
 });

@@ -1,6 +1,6 @@
 /** pino lines: one per request, with its request id and operationId, and never a key — the caller's or a created one. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, listen, testGateway, testUpstream, type TestGateway, type TestUpstream } from "./support/servers.js";
+import { json, listen, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";
 
 const callerKey = "cak_CALLERSECRET-9f8e7d6c5b4a";
 const createdKey = "cak_CREATEDSECRET-1a2b3c4d5e6f";
@@ -12,7 +12,10 @@ let unreachable: TestGateway;
 
 beforeAll(async () => {
   upstream = await testUpstream();
-  gateways = [await testGateway({ upstream: upstream.url }), await testGateway({ upstream: upstream.url, responseValidation: "report" })];
+  gateways = [
+    await testGateway({ upstream: upstream.url }),
+    await testGateway({ upstream: upstream.url, responseValidation: "report" }),
+  ];
   const closed = await listen(() => {});
   await closed.close();
   unreachable = await testGateway({ upstream: closed.url });
@@ -26,11 +29,19 @@ describe.each([0, 1])("gateway %i", (index) => {
   it("writes one line per request, with the request id, operationId and status", async () => {
     const gateway = gateways[index]!;
     upstream.answer = (_req, res) => json(res, 200, { id: "k", createTime: "2026-11-22T08:00:00Z", key: createdKey });
-    const res = await fetch(`${gateway.url}/v1/api-keys`, { method: "POST", headers: { ...headers, "x-request-id": `log-${index}` }, body: '{"apikeyId":"abcd"}' });
+    const res = await fetch(`${gateway.url}/v1/api-keys`, {
+      method: "POST",
+      headers: { ...headers, "x-request-id": `log-${index}` },
+      body: '{"apikeyId":"abcd"}',
+    });
     expect(res.status).toBe(200);
-    const lines = gateway.logs.filter((l) => l["reqId"] === `log-${index}` && l["req"]);
+    const lines = gateway.logs.filter((l) => l.reqId === `log-${index}` && l.req);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ operationId: "createApiKey", req: { method: "POST", path: "/v1/api-keys" }, res: { status: 200 } });
+    expect(lines[0]).toMatchObject({
+      operationId: "createApiKey",
+      req: { method: "POST", path: "/v1/api-keys" },
+      res: { status: 200 },
+    });
   });
 
   it("never logs the caller's key or a created key, whatever happens", async () => {
@@ -39,7 +50,11 @@ describe.each([0, 1])("gateway %i", (index) => {
     upstream.answer = (_req, res) => json(res, 200, { id: "k", createTime: "not a time", key: createdKey });
     await fetch(`${gateway.url}/v1/api-keys`, { method: "POST", headers, body: '{"apikeyId":"abcd"}' });
     // A malformed Authorization header (401) and an invalid body (400).
-    await fetch(`${gateway.url}/v1/api-keys`, { method: "POST", headers: { ...headers, authorization: `Token ${callerKey}` }, body: '{"apikeyId":"abcd"}' });
+    await fetch(`${gateway.url}/v1/api-keys`, {
+      method: "POST",
+      headers: { ...headers, authorization: `Token ${callerKey}` },
+      body: '{"apikeyId":"abcd"}',
+    });
     await fetch(`${gateway.url}/v1/api-keys`, { method: "POST", headers, body: `{"apikeyId":"${callerKey}"}` });
     expect(gateway.logs.length).toBeGreaterThan(3);
     expect(gateway.logText()).not.toContain("CALLERSECRET");
@@ -50,6 +65,6 @@ describe.each([0, 1])("gateway %i", (index) => {
 it("never logs the caller's key when the upstream cannot be reached", async () => {
   const res = await fetch(`${unreachable.url}/v1/resources/search?query=a`, { headers });
   expect(res.status).toBe(503);
-  expect(unreachable.logs.some((l) => l["level"] === 50)).toBe(true);
+  expect(unreachable.logs.some((l) => l.level === 50)).toBe(true);
   expect(unreachable.logText()).not.toContain("CALLERSECRET");
 });

@@ -1,7 +1,7 @@
 /** /healthz, /readyz and /metrics: liveness, readiness, and the counters of traffic and violations. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { example } from "./support/fixtures.js";
-import { auth, json, testGateway, testUpstream, type TestGateway, type TestUpstream } from "./support/servers.js";
+import { auth, json, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";
 
 let upstream: TestUpstream;
 let gateway: TestGateway;
@@ -32,7 +32,11 @@ describe("/metrics", () => {
     await fetch(`${gateway.url}/v1/resources/search?query=a`); // 401: a request violation
     await fetch(`${gateway.url}/v1/nowhere`, { headers: auth }); // 404
     upstream.answer = (_req, res) => json(res, 200, { id: 1 });
-    await fetch(`${gateway.url}/v1/api-keys`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"apikeyId":"abcd"}' });
+    await fetch(`${gateway.url}/v1/api-keys`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: '{"apikeyId":"abcd"}',
+    });
 
     const res = await fetch(`${gateway.url}/metrics`);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);

@@ -8,11 +8,11 @@
 import { once } from "node:events";
 import { request, type Server } from "node:http";
 import { connect } from "node:net";
-import { createLogger, maxFieldViolations, type FieldViolation } from "@compute-api/contract";
+import { createLogger, type FieldViolation, maxFieldViolations } from "@compute-api/contract";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createGateway, type Gateway } from "../src/index.js";
-import { send, type RawResponse } from "./support/client.js";
-import { auth, testGateway, testUpstream, type TestGateway, type TestUpstream } from "./support/servers.js";
+import { type RawResponse, send } from "./support/client.js";
+import { auth, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";
 
 let upstream: TestUpstream;
 let gateway: TestGateway;
@@ -32,11 +32,17 @@ beforeEach(() => {
 const json = { ...auth, "content-type": "application/json" };
 const machine = "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01";
 const violations = (res: RawResponse): FieldViolation[] =>
-  ((JSON.parse(res.body.toString()) as { details?: { fieldViolations?: FieldViolation[] }[] }).details ?? []).flatMap((d) => d.fieldViolations ?? []);
+  ((JSON.parse(res.body.toString()) as { details?: { fieldViolations?: FieldViolation[] }[] }).details ?? []).flatMap(
+    (d) => d.fieldViolations ?? [],
+  );
 
 describe("a query past 1,000 pairs (empty ones count for node:querystring) is checked whole", () => {
   it.each([
-    ["a bad query and an undeclared parameter after 1,000 `&`", `query=ok${"&".repeat(1000)}&query=%01%02&evil=1`, "query"],
+    [
+      "a bad query and an undeclared parameter after 1,000 `&`",
+      `query=ok${"&".repeat(1000)}&query=%01%02&evil=1`,
+      "query",
+    ],
     ["an undeclared parameter after 1,000 `&`", `query=ok${"&".repeat(1000)}&evil=1`, "evil"],
   ])("%s: 400 naming it, and the backend receives nothing", async (_name, search, field) => {
     const res = await send(gateway.url, { path: `/v1/resources/search?${search}`, headers: auth });
@@ -59,7 +65,9 @@ describe("130,000 invalid volume ids (maxItems is 64)", () => {
 
   it("leaves the event loop free: /healthz answers within a second, again and again, while ten are in flight (it took seconds)", async () => {
     let done = false;
-    const answers = Promise.all(Array.from({ length: 10 }, () => send(gateway.url, { method: "PATCH", path: machine, headers: json, body }))).finally(() => (done = true));
+    const answers = Promise.all(
+      Array.from({ length: 10 }, () => send(gateway.url, { method: "PATCH", path: machine, headers: json, body })),
+    ).finally(() => (done = true));
     const waits: number[] = [];
     do {
       const started = performance.now();
@@ -72,15 +80,22 @@ describe("130,000 invalid volume ids (maxItems is 64)", () => {
 });
 
 describe("a body on an operation that takes none", () => {
-  const smuggled = "GET /v1/resources/search?query=smuggled HTTP/1.1\r\nHost: upstream\r\nAuthorization: Bearer test-key_123\r\n\r\n";
+  const smuggled =
+    "GET /v1/resources/search?query=smuggled HTTP/1.1\r\nHost: upstream\r\nAuthorization: Bearer test-key_123\r\n\r\n";
   it.each([
-    ["a second request as the body, framed by Content-Length", { ...auth, "content-length": String(smuggled.length) }, smuggled],
+    [
+      "a second request as the body, framed by Content-Length",
+      { ...auth, "content-length": String(smuggled.length) },
+      smuggled,
+    ],
     ["a chunked body", { ...auth, "transfer-encoding": "chunked" }, smuggled],
     ["a JSON body", json, '{"query":"a"}'],
   ])("%s: 400, and the backend receives nothing", async (_name, headers: Record<string, string>, body) => {
     const res = await send(gateway.url, { path: "/v1/resources/search?query=a", headers, body });
     expect(res.status).toBe(400);
-    expect(violations(res)).toEqual([{ field: "", description: "this operation takes no request body", reason: "body" }]);
+    expect(violations(res)).toEqual([
+      { field: "", description: "this operation takes no request body", reason: "body" },
+    ]);
     expect(upstream.received).toHaveLength(0);
   });
 });
@@ -122,12 +137,20 @@ describe("--passthrough-unknown: the target the backend will see is the one chec
 });
 
 /** Sends a request with its target exactly as given (fetch and URL would resolve it first). */
-function sendTarget(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+function sendTarget(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (res) => {
       let text = "";
       res.setEncoding("utf8");
-      res.on("data", (chunk: string) => void (text += chunk));
+      res.on("data", (chunk: string) => {
+        text += chunk;
+      });
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
     });
     req.on("error", reject);
@@ -136,15 +159,24 @@ function sendTarget(port: number, method: string, path: string, headers: Record<
 }
 
 /** Sends request headers announcing `length` body bytes, then one byte every `everyMs`; resolves with what came back. */
-async function trickle(port: number, path: string, length: number, everyMs: number): Promise<{ text: string; ms: number }> {
+async function trickle(
+  port: number,
+  path: string,
+  length: number,
+  everyMs: number,
+): Promise<{ text: string; ms: number }> {
   const started = Date.now();
   const socket = connect({ host: "127.0.0.1", port });
   await once(socket, "connect");
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: gateway\r\nAuthorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`);
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: gateway\r\nAuthorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`,
+  );
   const timer = setInterval(() => socket.writable && socket.write(" "), everyMs);
   let text = "";
   socket.setEncoding("utf8");
-  socket.on("data", (chunk: string) => void (text += chunk));
+  socket.on("data", (chunk: string) => {
+    text += chunk;
+  });
   socket.on("error", () => {});
   await once(socket, "close");
   clearInterval(timer);
@@ -159,7 +191,13 @@ describe("slow peers", () => {
   beforeAll(async () => {
     answer = upstream.answer;
     upstream.answer = (_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"results":[]}');
-    slow = await createGateway({ upstream: upstream.url, passthroughUnknown: true, requestTimeoutMs: 1000, connections: 2, logger: createLogger({ level: "silent" }) });
+    slow = await createGateway({
+      upstream: upstream.url,
+      passthroughUnknown: true,
+      requestTimeoutMs: 1000,
+      connections: 2,
+      logger: createLogger({ level: "silent" }),
+    });
     server = slow.app.listen(0, "127.0.0.1");
     await once(server, "listening");
     port = (server.address() as { port: number }).port;
@@ -194,16 +232,37 @@ describe("/metrics in front of a backend answering any status", () => {
   it("labels come from a bounded set: documented statuses by number, others by class or `other`", async () => {
     const anyStatus = await testUpstream();
     anyStatus.answer = (req, res) => {
-      res.writeHead(Number(new URL(req.url, "http://x").searchParams.get("query")), { "content-type": "application/json" });
+      res.writeHead(Number(new URL(req.url, "http://x").searchParams.get("query")), {
+        "content-type": "application/json",
+      });
       res.end("{}");
     };
     const gw = await testGateway({ upstream: anyStatus.url });
     try {
-      for (let status = 200; status <= 999; status += 7) await send(gw.url, { path: `/v1/resources/search?query=${status}`, headers: auth });
+      for (let status = 200; status <= 999; status += 7)
+        await send(gw.url, { path: `/v1/resources/search?query=${status}`, headers: auth });
       const metrics = await (await fetch(`${gw.url}/metrics`)).text();
       const labels = new Set([...metrics.matchAll(/status="([^"]+)"/g)].map((m) => m[1]));
-      const documented = ["200", "204", "400", "405", "401", "403", "404", "409", "413", "415", "429", "500", "502", "503", "504"];
-      expect([...labels].filter((l) => !documented.includes(l ?? "") && !/^[2-5]xx$|^other$/.test(l ?? ""))).toEqual([]);
+      const documented = [
+        "200",
+        "204",
+        "400",
+        "405",
+        "401",
+        "403",
+        "404",
+        "409",
+        "413",
+        "415",
+        "429",
+        "500",
+        "502",
+        "503",
+        "504",
+      ];
+      expect([...labels].filter((l) => !documented.includes(l ?? "") && !/^[2-5]xx$|^other$/.test(l ?? ""))).toEqual(
+        [],
+      );
       expect(labels).toContain("other");
       expect(labels).toContain("3xx");
     } finally {

@@ -1,7 +1,7 @@
 /** Valid upstream responses pass through every mode unchanged: status, end-to-end headers and body bytes. */
 import type { ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
-import { send, type RawResponse } from "./support/client.js";
+import { type RawResponse, send } from "./support/client.js";
 import { example, searchResponse } from "./support/fixtures.js";
 import { auth, gatewaysByMode, modes, type Received } from "./support/servers.js";
 
@@ -35,7 +35,15 @@ function answerWith(status: number, text: string, chunked: boolean) {
 
 /** Headers that describe the message end to end (everything but framing, the date and the gateway's request id). */
 function endToEnd(res: RawResponse): [string, string][] {
-  const skip = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "x-request-id", "x-hop"]);
+  const skip = new Set([
+    "date",
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "content-length",
+    "x-request-id",
+    "x-hop",
+  ]);
   const pairs: [string, string][] = [];
   for (let i = 0; i < res.rawHeaders.length; i += 2) {
     const name = res.rawHeaders[i]!.toLowerCase();
@@ -53,22 +61,48 @@ const cases: [string, { method: string; path: string; body?: string; status: num
       path: machine,
       body: '{"powerState":"POWERING_ON"}',
       status: 200,
-      text: JSON.stringify(example("UpdateClusterMachineResponse"), null, 3).replace('"cpuModel"', '"futureField": "\\u00e9\\/x",\n   "cpuModel"'),
+      text: JSON.stringify(example("UpdateClusterMachineResponse"), null, 3).replace(
+        '"cpuModel"',
+        '"futureField": "\\u00e9\\/x",\n   "cpuModel"',
+      ),
     },
   ],
   [
     "a created key",
-    { method: "POST", path: "/v1/api-keys", body: '{"apikeyId":"ci-deploy-key"}', status: 200, text: `  ${JSON.stringify(example("CreateApiKeyResponse"))}\n` },
+    {
+      method: "POST",
+      path: "/v1/api-keys",
+      body: '{"apikeyId":"ci-deploy-key"}',
+      status: 200,
+      text: `  ${JSON.stringify(example("CreateApiKeyResponse"))}\n`,
+    },
   ],
-  ["100 search results", { method: "GET", path: "/v1/resources/search?query=train", status: 200, text: JSON.stringify(searchResponse(100)) }],
-  ["no search results", { method: "GET", path: "/v1/resources/search?query=zzz", status: 200, text: '{ "results" : [ ] }' }],
+  [
+    "100 search results",
+    { method: "GET", path: "/v1/resources/search?query=train", status: 200, text: JSON.stringify(searchResponse(100)) },
+  ],
+  [
+    "no search results",
+    { method: "GET", path: "/v1/resources/search?query=zzz", status: 200, text: '{ "results" : [ ] }' },
+  ],
   [
     "a documented 404",
-    { method: "PATCH", path: machine, body: '{"state":"ACTIVE"}', status: 404, text: JSON.stringify(example("NotFoundError")) },
+    {
+      method: "PATCH",
+      path: machine,
+      body: '{"state":"ACTIVE"}',
+      status: 404,
+      text: JSON.stringify(example("NotFoundError")),
+    },
   ],
   [
     "a documented 503",
-    { method: "GET", path: "/v1/resources/search?query=a", status: 503, text: JSON.stringify(example("ServiceUnavailableError")) },
+    {
+      method: "GET",
+      path: "/v1/resources/search?query=a",
+      status: 503,
+      text: JSON.stringify(example("ServiceUnavailableError")),
+    },
   ],
 ];
 

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createLogger } from "@compute-api/contract";
 import { afterEach, expect, it } from "vitest";
 import { drainable } from "../src/shutdown.js";
-import { auth, json, testGateway, testUpstream, type TestGateway, type TestUpstream } from "./support/servers.js";
+import { auth, json, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";
 
 let upstream: TestUpstream;
 let gateway: TestGateway;
@@ -22,7 +22,9 @@ afterEach(async () => {
 });
 
 /** A raw keep-alive connection to the gateway, and the responses it has read. */
-async function connection(port: number): Promise<{ socket: Socket; get(path: string): Promise<string>; closed: Promise<number> }> {
+async function connection(
+  port: number,
+): Promise<{ socket: Socket; get(path: string): Promise<string>; closed: Promise<number> }> {
   const socket = connect({ host: "127.0.0.1", port });
   await once(socket, "connect");
   let buffered = "";
@@ -56,7 +58,8 @@ const search = (query: string) => `/v1/resources/search?query=${query}`;
 
 it("refuses new connections, answers /readyz 503 and with Connection: close, lets a request finish, closes idle connections after the grace", async () => {
   upstream = await testUpstream();
-  upstream.answer = (req, res) => void setTimeout(() => json(res, 200, { results: [] }), req.url.includes("slow") ? 600 : 0);
+  upstream.answer = (req, res) =>
+    void setTimeout(() => json(res, 200, { results: [] }), req.url.includes("slow") ? 600 : 0);
   gateway = await testGateway({ upstream: upstream.url });
   const connections = drainable(gateway.server);
   const idle = await connection(gateway.port);
@@ -69,7 +72,9 @@ it("refuses new connections, answers /readyz 503 and with Connection: close, let
 
   gateway.gateway.drain();
   const started = Date.now();
-  const drained = connections.drain({ graceMs: 800, timeoutMs: 5000, logger: createLogger({ level: "silent" }) }).then(() => Date.now());
+  const drained = connections
+    .drain({ graceMs: 800, timeoutMs: 5000, logger: createLogger({ level: "silent" }) })
+    .then(() => Date.now());
 
   // A request on a connection that was idle when the drain began is answered, and closes its connection.
   const readyz = await later.get("/readyz");
@@ -94,7 +99,10 @@ it("cuts a request still running at the deadline, and logs it", async () => {
   upstream.answer = (_req, res) => void setTimeout(() => json(res, 200, { results: [] }), 3000);
   gateway = await testGateway({ upstream: upstream.url });
   const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({ level: "warn", destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+  const logger = createLogger({
+    level: "warn",
+    destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+  });
   const connections = drainable(gateway.server);
   const busy = await connection(gateway.port);
   void busy.get(search("stuck"));
@@ -103,5 +111,7 @@ it("cuts a request still running at the deadline, and logs it", async () => {
   await connections.drain({ graceMs: 10_000, timeoutMs: 300, logger });
   expect(Date.now() - started).toBeLessThan(2000);
   await busy.closed;
-  expect(lines).toContainEqual(expect.objectContaining({ method: "GET", url: search("stuck"), msg: expect.stringMatching(/request cut/) }));
+  expect(lines).toContainEqual(
+    expect.objectContaining({ method: "GET", url: search("stuck"), msg: expect.stringMatching(/request cut/) }),
+  );
 });

@@ -5,7 +5,7 @@
  */
 import { createApp } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listen, testGateway, type Listening, type TestGateway } from "./support/servers.js";
+import { type Listening, listen, type TestGateway, testGateway } from "./support/servers.js";
 
 const keys = { alice: "cak_gw-test-alice-0001", bob: "cak_gw-test-bob-0002", dave: "cak_gw-test-dave-0004" };
 type User = keyof typeof keys;
@@ -26,14 +26,25 @@ afterAll(async () => {
   await direct.close();
 });
 
-type Step = { method?: string; path: string; as?: User | null; key?: string; body?: string; headers?: Record<string, string> };
+type Step = {
+  method?: string;
+  path: string;
+  as?: User | null;
+  key?: string;
+  body?: string;
+  headers?: Record<string, string>;
+};
 
 async function call(base: string, { method = "GET", path, as = "alice", key, body, headers = {} }: Step) {
   const h: Record<string, string> = { ...headers };
-  if (key ?? as) h["authorization"] = `Bearer ${key ?? keys[as!]}`;
+  if (key ?? as) h.authorization = `Bearer ${key ?? keys[as!]}`;
   if (body !== undefined) h["content-type"] ??= "application/json";
   const res = await fetch(base + path, { method, headers: h, ...(body === undefined ? {} : { body }) });
-  return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()), violations: res.headers.get("x-contract-violations") };
+  return {
+    status: res.status,
+    bytes: Buffer.from(await res.arrayBuffer()),
+    violations: res.headers.get("x-contract-violations"),
+  };
 }
 
 /** Sends a step both ways and expects the same status and bytes. */
@@ -59,7 +70,14 @@ describe("with the stub as upstream", () => {
   });
 
   it("updates a cluster machine, and search shows it", async () => {
-    await same({ method: "PATCH", path: machine("proj-alpha", "cm-alpha-01"), body: '{"powerState":"POWERING_OFF","priceHr":{"value":".5"}}' }, 200);
+    await same(
+      {
+        method: "PATCH",
+        path: machine("proj-alpha", "cm-alpha-01"),
+        body: '{"powerState":"POWERING_OFF","priceHr":{"value":".5"}}',
+      },
+      200,
+    );
     await same({ path: "/v1/resources/search?query=cm-alpha-01" }, 200);
     await same({ path: "/v1/resources/search?query=cl-train-01" }, 200);
   });
@@ -68,7 +86,10 @@ describe("with the stub as upstream", () => {
     await same({ path: "/v1/resources/search?query=a", key: "cak_not-a-key-of-anyone" }, 401);
     await same({ method: "PATCH", path: machine("proj-gamma", "cm-x"), body: '{"state":"ACTIVE"}' }, 403);
     await same({ method: "PATCH", path: machine("proj-alpha", "cm-does-not-exist"), body: '{"state":"ACTIVE"}' }, 404);
-    await same({ method: "PATCH", path: machine("proj-alpha", "cm-alpha-01"), body: '{"volumeIds":["vol-not-here"]}' }, 400);
+    await same(
+      { method: "PATCH", path: machine("proj-alpha", "cm-alpha-01"), body: '{"volumeIds":["vol-not-here"]}' },
+      400,
+    );
   });
 
   it("creates an API key that works at once, refuses a second with the same id, and refuses a user who may not", async () => {
@@ -88,10 +109,22 @@ describe("with the stub as upstream", () => {
 
   it.each([
     ["no Authorization", { path: "/v1/resources/search?query=a", as: null }, 401],
-    ["an unknown field", { method: "PATCH", path: machine("proj-alpha", "cm-alpha-01"), body: '{"colour":"red"}' }, 400],
-    ["a negative price", { method: "PATCH", path: machine("proj-alpha", "cm-alpha-01"), body: '{"priceHr":{"value":"-1"}}' }, 400],
+    [
+      "an unknown field",
+      { method: "PATCH", path: machine("proj-alpha", "cm-alpha-01"), body: '{"colour":"red"}' },
+      400,
+    ],
+    [
+      "a negative price",
+      { method: "PATCH", path: machine("proj-alpha", "cm-alpha-01"), body: '{"priceHr":{"value":"-1"}}' },
+      400,
+    ],
     ["malformed JSON", { method: "POST", path: "/v1/api-keys", body: "{" }, 400],
-    ["a body that is not JSON", { method: "POST", path: "/v1/api-keys", body: "apikeyId=x", headers: { "content-type": "text/plain" } }, 415],
+    [
+      "a body that is not JSON",
+      { method: "POST", path: "/v1/api-keys", body: "apikeyId=x", headers: { "content-type": "text/plain" } },
+      415,
+    ],
     ["an unknown path", { path: "/v1/nothing-here" }, 404],
     ["a method the path lacks", { method: "DELETE", path: "/v1/resources/search?query=a" }, 405],
   ] as [string, Step, number][])("refuses %s itself, with the stub's own error body", async (_name, step, status) => {

@@ -29,7 +29,9 @@ describe("normalizeTarget", () => {
     const got = normalizeTarget(given);
     expect(got).toBeInstanceOf(ApiError);
     expect((got as ApiError).status).toBe(400);
-    expect((got as ApiError).toBody().details).toContainEqual(expect.objectContaining({ reason: "INVALID_REQUEST_TARGET" }));
+    expect((got as ApiError).toBody().details).toContainEqual(
+      expect.objectContaining({ reason: "INVALID_REQUEST_TARGET" }),
+    );
   });
 });
 

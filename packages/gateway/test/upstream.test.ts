@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "@compute-api/contract";
 import { afterEach, describe, expect, it } from "vitest";
 import { createUpstream, type RetryReason, type Upstream } from "../src/upstream.js";
-import { auth, json, listen, testGateway, type Listening } from "./support/servers.js";
+import { auth, json, type Listening, listen, testGateway } from "./support/servers.js";
 
 /** How the backend treats a request that arrives on a connection that already carried one. */
 type OnReuse = "answer" | "close" | "reset";
@@ -46,7 +46,12 @@ afterEach(async () => {
 });
 
 async function upstreamFor(url: string, keepAliveTimeoutMs = 1000): Promise<Upstream> {
-  const upstream = createUpstream(new URL(url), { timeoutMs: 2000, maxResponseBytes: 1 << 20, connections: 4, keepAliveTimeoutMs });
+  const upstream = createUpstream(new URL(url), {
+    timeoutMs: 2000,
+    maxResponseBytes: 1 << 20,
+    connections: 4,
+    keepAliveTimeoutMs,
+  });
   open.push(upstream);
   return upstream;
 }
@@ -54,7 +59,13 @@ async function upstreamFor(url: string, keepAliveTimeoutMs = 1000): Promise<Upst
 /** Sends one request and records the retries it took. */
 async function send(upstream: Upstream, method: string, body?: Buffer) {
   const retries: RetryReason[] = [];
-  const exchange = upstream.send({ method, url: "/v1/resources/search?query=a", headers: {}, body, onRetry: (reason) => retries.push(reason) });
+  const exchange = upstream.send({
+    method,
+    url: "/v1/resources/search?query=a",
+    headers: {},
+    body,
+    onRetry: (reason) => retries.push(reason),
+  });
   const outcome = await exchange.response.then(
     (response) => response.status,
     (error: unknown) => error,
@@ -93,7 +104,9 @@ describe("a request on a reused connection that the backend closes", () => {
     expect(retries).toEqual([]);
     expect(outcome).toBeInstanceOf(ApiError);
     expect((outcome as ApiError).status).toBe(502);
-    expect((outcome as ApiError).toBody().details).toContainEqual(expect.objectContaining({ reason: "UPSTREAM_CONNECTION_LOST" }));
+    expect((outcome as ApiError).toBody().details).toContainEqual(
+      expect.objectContaining({ reason: "UPSTREAM_CONNECTION_LOST" }),
+    );
     expect(server.seen.filter((s) => s.method === method)).toHaveLength(2);
   });
 
@@ -111,8 +124,14 @@ describe("idle backend connections", () => {
   it.each<[string, { keepAliveTimeoutMs: number; hint?: string; idleMs: number; reused: boolean }]>([
     ["kept within the gateway's keep-alive timeout", { keepAliveTimeoutMs: 1000, idleMs: 300, reused: true }],
     ["closed after the gateway's keep-alive timeout", { keepAliveTimeoutMs: 200, idleMs: 500, reused: false }],
-    ["closed after the backend's Keep-Alive hint, less 1 s, when it is shorter", { keepAliveTimeoutMs: 10_000, hint: "timeout=2", idleMs: 1300, reused: false }],
-    ["a longer hint does not raise the gateway's timeout", { keepAliveTimeoutMs: 300, hint: "timeout=60", idleMs: 600, reused: false }],
+    [
+      "closed after the backend's Keep-Alive hint, less 1 s, when it is shorter",
+      { keepAliveTimeoutMs: 10_000, hint: "timeout=2", idleMs: 1300, reused: false },
+    ],
+    [
+      "a longer hint does not raise the gateway's timeout",
+      { keepAliveTimeoutMs: 300, hint: "timeout=60", idleMs: 600, reused: false },
+    ],
   ])("%s", async (_name, { keepAliveTimeoutMs, hint, idleMs, reused }) => {
     const server = await backend("answer", hint ? { "keep-alive": hint } : {});
     open.push(server);
@@ -136,7 +155,11 @@ describe("the gateway", () => {
       await sleep(settle);
     }
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
-    expect(metrics).toContain('gateway_upstream_retries_total{operation_id="searchResources",reason="connection_closed"} 1');
-    expect(gateway.logs).toContainEqual(expect.objectContaining({ level: 20, operationId: "searchResources", reason: "connection_closed" }));
+    expect(metrics).toContain(
+      'gateway_upstream_retries_total{operation_id="searchResources",reason="connection_closed"} 1',
+    );
+    expect(gateway.logs).toContainEqual(
+      expect.objectContaining({ level: 20, operationId: "searchResources", reason: "connection_closed" }),
+    );
   });
 });

@@ -2,11 +2,20 @@
  * The stub server's Express app: a stateful stand-in for the compute service that authenticates with keys it
  * issues and holds every request and response to the spec. Building it never listens (see server.ts).
  */
-import { ApiError, corsHandler, createLogger, loadSpec, parseQueryString, requestLogger, type Logger, type OpenApiDocument } from "@compute-api/contract";
+import {
+  ApiError,
+  corsHandler,
+  createLogger,
+  type Logger,
+  loadSpec,
+  type OpenApiDocument,
+  parseQueryString,
+  requestLogger,
+} from "@compute-api/contract";
 import compression from "compression";
 import express, { type Express, type Request, type RequestHandler } from "express";
 import { createContractValidator, errorHandler, notFound } from "./contract-validator.js";
-import { createFaults, InjectedError, type FaultOptions } from "./faults.js";
+import { createFaults, type FaultOptions, InjectedError } from "./faults.js";
 import { builtinFixtures } from "./fixtures/builtin.js";
 import { validFixtures } from "./fixtures/load-fixtures.js";
 import { metaRoutes } from "./meta-routes.js";
@@ -68,7 +77,10 @@ export async function createApp(options: StubOptions = {}): Promise<Express> {
     },
   });
 
-  const log = requestLogger(logger, (req) => (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId);
+  const log = requestLogger(
+    logger,
+    (req) => (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId,
+  );
   const faults = createFaults(options.faults ?? {});
   const app = express();
   app.disable("x-powered-by");
@@ -76,7 +88,7 @@ export async function createApp(options: StubOptions = {}): Promise<Express> {
   app.set("query parser", parseQueryString);
   // 1. One log line per request, first so that it times and sees every answer; its record stays in res.locals.
   app.use(((req, res, next) => {
-    res.locals["record"] = log(req, res);
+    res.locals.record = log(req, res);
     next();
   }) as RequestHandler);
   // 2. With `compress`, answers are compressed as the caller's Accept-Encoding allows.

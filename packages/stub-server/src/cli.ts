@@ -5,11 +5,11 @@
 import { createRequire } from "node:module";
 import { createLogger, loadSpec, parseOrigins } from "@compute-api/contract";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { type FaultOptions, maxPreferLatencyMs, statusesOfEveryOperation } from "./faults.js";
 import { builtinFixtures } from "./fixtures/builtin.js";
 import { generateFixtures, minGenerateCount } from "./fixtures/generate-fixtures.js";
 import { FixtureError, loadFixtures } from "./fixtures/load-fixtures.js";
-import { startServer, type RunningStub } from "./server.js";
-import { maxPreferLatencyMs, statusesOfEveryOperation, type FaultOptions } from "./faults.js";
+import { type RunningStub, startServer } from "./server.js";
 import { newApiKey } from "./store/api-keys.js";
 import type { Fixtures } from "./types.js";
 
@@ -27,11 +27,14 @@ export interface CliResult {
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
-const integer = (min: number, max: number) => (value: string): number => {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(`must be an integer from ${min} to ${max}.`);
-  return n;
-};
+const integer =
+  (min: number, max: number) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max)
+      throw new InvalidArgumentError(`must be an integer from ${min} to ${max}.`);
+    return n;
+  };
 
 const origins = (value: string, previous: string[] | undefined): string[] => {
   try {
@@ -45,7 +48,8 @@ const origins = (value: string, previous: string[] | undefined): string[] => {
 const percent = (value: string): number => {
   const match = /^(\d+(?:\.\d+)?)%?$/.exec(value.trim());
   const share = match ? Number(match[1]) / 100 : NaN;
-  if (!(share >= 0 && share <= 1)) throw new InvalidArgumentError(`'${value}' is not a percentage from 0% to 100%, such as 0.5%.`);
+  if (!(share >= 0 && share <= 1))
+    throw new InvalidArgumentError(`'${value}' is not a percentage from 0% to 100%, such as 0.5%.`);
   return share;
 };
 
@@ -54,10 +58,14 @@ const faultList = (value: string): NonNullable<FaultOptions["faults"]> => {
   const allowed = statusesOfEveryOperation(loadSpec());
   const faults = value.split(",").map((entry) => {
     const [status = "", share = ""] = entry.trim().split("=");
-    if (!allowed.has(status)) throw new InvalidArgumentError(`'${status}' is not a status every operation documents (${[...allowed].join(", ")}).`);
+    if (!allowed.has(status))
+      throw new InvalidArgumentError(
+        `'${status}' is not a status every operation documents (${[...allowed].join(", ")}).`,
+      );
     return { status: Number(status), share: percent(share) };
   });
-  if (faults.reduce((sum, f) => sum + f.share, 0) > 1) throw new InvalidArgumentError("the shares add up to more than 100%.");
+  if (faults.reduce((sum, f) => sum + f.share, 0) > 1)
+    throw new InvalidArgumentError("the shares add up to more than 100%.");
   return faults;
 };
 
@@ -66,7 +74,10 @@ const latencyRange = (value: string): { min: number; max: number } => {
   const parts = value.split("-").map((n) => (/^\d+$/.test(n.trim()) ? Number(n) : NaN));
   const min = parts[0] ?? NaN;
   const max = parts[1] ?? min;
-  if (parts.length > 2 || !(min <= max) || max > maxPreferLatencyMs) throw new InvalidArgumentError(`'${value}' is not a range of milliseconds such as 20-200 (at most ${maxPreferLatencyMs}).`);
+  if (parts.length > 2 || !(min <= max) || max > maxPreferLatencyMs)
+    throw new InvalidArgumentError(
+      `'${value}' is not a range of milliseconds such as 20-200 (at most ${maxPreferLatencyMs}).`,
+    );
   return { min, max };
 };
 
@@ -80,7 +91,8 @@ const requestRate = (value: string): number => {
 
 const apiKey = (value: string): string => {
   // The form the contract accepts in `Authorization: Bearer <key>`; any other key could never be sent.
-  if (!/^[A-Za-z0-9._~+/=-]+$/.test(value)) throw new InvalidArgumentError("may hold only letters, digits and . _ ~ + / = -.");
+  if (!/^[A-Za-z0-9._~+/=-]+$/.test(value))
+    throw new InvalidArgumentError("may hold only letters, digits and . _ ~ + / = -.");
   return value;
 };
 
@@ -89,9 +101,16 @@ const { version } = createRequire(import.meta.url)("../package.json") as { versi
 
 function program(io: CliIo): Command {
   return new Command("compute-stub")
-    .description("A stateful stand-in for the compute service that validates every request and response against the spec.")
+    .description(
+      "A stateful stand-in for the compute service that validates every request and response against the spec.",
+    )
     .version(version, "-V, --version", "print the version and exit")
-    .addOption(new Option("-p, --port <port>", "port to listen on (0: any free port)").env("PORT").default(4010).argParser(integer(0, 65535)))
+    .addOption(
+      new Option("-p, --port <port>", "port to listen on (0: any free port)")
+        .env("PORT")
+        .default(4010)
+        .argParser(integer(0, 65535)),
+    )
     .addOption(new Option("--host <host>", "address to listen on").env("HOST").default("127.0.0.1"))
     .addOption(new Option("--data <file>", "serve this fixture file (.json, .yaml, .yml) instead of the built-in data"))
     .addOption(
@@ -99,15 +118,53 @@ function program(io: CliIo): Command {
         .argParser(integer(minGenerateCount, 10_000_000))
         .conflicts("data"),
     )
-    .addOption(new Option("--seed <seed>", "seed of --generate and of the random faults (--faults, --latency, --drop)").default(1).argParser(integer(0, 2 ** 32 - 1)))
-    .addOption(new Option("--api-key <key>", "API key of the first user (default: a new key, printed)").env("STUB_API_KEY").argParser(apiKey))
-    .addOption(new Option("--cors-origin <origins>", "origins allowed by CORS, comma-separated or repeated; * for any (default)").env("STUB_CORS_ORIGINS").argParser(origins))
-    .addOption(new Option("--compress", "compress answers (gzip, deflate, br) as the caller's Accept-Encoding allows, as production backends do"))
-    .addOption(new Option("--faults <statuses>", "answer a share of requests with these statuses, such as 429=2%,500=0.5%,503=1%").argParser(faultList))
-    .addOption(new Option("--latency <ms>", "delay every answer by a uniform draw from this range, such as 20-200").argParser(latencyRange))
-    .addOption(new Option("--drop <share>", "destroy the connection of this share of requests before any answer, such as 0.5%").argParser(percent))
-    .addOption(new Option("--rate-limit <rate>", "requests allowed per API key, such as 20/s; over it: 429 with Retry-After").argParser(requestRate))
-    .addOption(new Option("--no-prefer", "ignore the callers' Prefer header (code=…, latency=…), which is honoured by default"))
+    .addOption(
+      new Option("--seed <seed>", "seed of --generate and of the random faults (--faults, --latency, --drop)")
+        .default(1)
+        .argParser(integer(0, 2 ** 32 - 1)),
+    )
+    .addOption(
+      new Option("--api-key <key>", "API key of the first user (default: a new key, printed)")
+        .env("STUB_API_KEY")
+        .argParser(apiKey),
+    )
+    .addOption(
+      new Option("--cors-origin <origins>", "origins allowed by CORS, comma-separated or repeated; * for any (default)")
+        .env("STUB_CORS_ORIGINS")
+        .argParser(origins),
+    )
+    .addOption(
+      new Option(
+        "--compress",
+        "compress answers (gzip, deflate, br) as the caller's Accept-Encoding allows, as production backends do",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--faults <statuses>",
+        "answer a share of requests with these statuses, such as 429=2%,500=0.5%,503=1%",
+      ).argParser(faultList),
+    )
+    .addOption(
+      new Option("--latency <ms>", "delay every answer by a uniform draw from this range, such as 20-200").argParser(
+        latencyRange,
+      ),
+    )
+    .addOption(
+      new Option(
+        "--drop <share>",
+        "destroy the connection of this share of requests before any answer, such as 0.5%",
+      ).argParser(percent),
+    )
+    .addOption(
+      new Option(
+        "--rate-limit <rate>",
+        "requests allowed per API key, such as 20/s; over it: 429 with Retry-After",
+      ).argParser(requestRate),
+    )
+    .addOption(
+      new Option("--no-prefer", "ignore the callers' Prefer header (code=…, latency=…), which is honoured by default"),
+    )
     .addOption(new Option("--log-level <level>", "log level").choices(logLevels).env("LOG_LEVEL").default("info"))
     .allowExcessArguments(false)
     .exitOverride()

@@ -17,9 +17,11 @@ import {
   hasRequestBody,
   invalidRequest,
   jsonBodyParser,
+  type Logger,
   loadSpec,
   mediaTypeOf,
   missingRequestBody,
+  type OpenApiDocument,
   parseQueryString,
   queryNames,
   searchOf,
@@ -27,8 +29,6 @@ import {
   toApiError,
   undeclaredQueryParameter,
   unexpectedRequestBody,
-  type Logger,
-  type OpenApiDocument,
 } from "@compute-api/contract";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
@@ -89,7 +89,10 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
   }) as RequestHandler[];
   // The body check belongs after security (401 first) and before the request validator, as in the compiled contract.
   const at = validator.findIndex((handler) => handler.name === "requestMiddleware");
-  if (at < 0) throw new Error("express-openapi-validator no longer has a requestMiddleware: the stub's validator set-up needs a look");
+  if (at < 0)
+    throw new Error(
+      "express-openapi-validator no longer has a requestMiddleware: the stub's validator set-up needs a look",
+    );
 
   const middleware: RequestHandler[] = [
     contractQueryParser,
@@ -108,12 +111,22 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
  */
 const contractQueryParser: RequestHandler = (req, _res, next) => {
   if (req.app.get("query parser fn") === parseQueryString) return next();
-  next(new Error('the contract validator needs app.set("query parser", parseQueryString) (from @compute-api/contract)'));
+  next(
+    new Error('the contract validator needs app.set("query parser", parseQueryString) (from @compute-api/contract)'),
+  );
 };
 
 /** `METHOD /template` → what is wanted of the operation. */
-const byRoute = <T>(spec: OpenApiDocument, f: (operation: Record<string, unknown>, parameters: { name: string; in: string }[]) => T) =>
-  new Map(specOperations(spec).map(({ path, method, operation, parameters }) => [`${method} ${path}`, f(operation, parameters)]));
+const byRoute = <T>(
+  spec: OpenApiDocument,
+  f: (operation: Record<string, unknown>, parameters: { name: string; in: string }[]) => T,
+) =>
+  new Map(
+    specOperations(spec).map(({ path, method, operation, parameters }) => [
+      `${method} ${path}`,
+      f(operation, parameters),
+    ]),
+  );
 
 /** The route of a request as express-openapi-validator found it, as `method /template`. */
 const routeOf = (req: OpenApiRequest): string | undefined => {
@@ -129,15 +142,19 @@ const routeOf = (req: OpenApiRequest): string | undefined => {
  */
 function requestBodies(spec: OpenApiDocument): RequestHandler {
   const bodies = byRoute(spec, (operation) => {
-    if (!operation["requestBody"]) return { takesBody: false, required: undefined };
-    const body = deref<{ required?: boolean; content?: Record<string, unknown> }>(spec, operation["requestBody"]);
-    return { takesBody: true, required: body.required === true ? new Set(Object.keys(body.content ?? {}).map(mediaTypeOf)) : undefined };
+    if (!operation.requestBody) return { takesBody: false, required: undefined };
+    const body = deref<{ required?: boolean; content?: Record<string, unknown> }>(spec, operation.requestBody);
+    return {
+      takesBody: true,
+      required: body.required === true ? new Set(Object.keys(body.content ?? {}).map(mediaTypeOf)) : undefined,
+    };
   });
   return (req, _res, next) => {
     const route = routeOf(req);
     const body = route === undefined ? undefined : bodies.get(route);
     if (body && !body.takesBody && hasRequestBody(req.headers)) return next(invalidRequest([unexpectedRequestBody]));
-    if (!body?.required || req.body !== undefined || !body.required.has(mediaTypeOf(req.headers["content-type"]))) return next();
+    if (!body?.required || req.body !== undefined || !body.required.has(mediaTypeOf(req.headers["content-type"])))
+      return next();
     next(invalidRequest([missingRequestBody]));
   };
 }
@@ -148,7 +165,10 @@ function requestBodies(spec: OpenApiDocument): RequestHandler {
  * nor seen) and renames `a[b]` to `a`; here the names are read from the query string itself.
  */
 function undeclaredQueryParameters(spec: OpenApiDocument): RequestHandler {
-  const declared = byRoute(spec, (_operation, parameters) => new Set(parameters.filter((p) => p.in === "query").map((p) => p.name)));
+  const declared = byRoute(
+    spec,
+    (_operation, parameters) => new Set(parameters.filter((p) => p.in === "query").map((p) => p.name)),
+  );
   return (req, _res, next) => {
     const route = routeOf(req);
     if (route === undefined) return next();
@@ -168,7 +188,10 @@ function exampleRequests(spec: OpenApiDocument): { method: string; path: string;
     return ex ? deref<{ value?: unknown }>(spec, ex).value : undefined;
   };
   for (const { path: template, method, operation, parameters } of specOperations(spec)) {
-    const { requestBody, responses } = operation as { requestBody?: { content?: Content }; responses?: Record<string, { content?: Content }> };
+    const { requestBody, responses } = operation as {
+      requestBody?: { content?: Content };
+      responses?: Record<string, { content?: Content }>;
+    };
     let path = template;
     const query = new URLSearchParams();
     for (const p of parameters) {
@@ -178,7 +201,12 @@ function exampleRequests(spec: OpenApiDocument): { method: string; path: string;
     const body = firstExample(requestBody?.content);
     const response = firstExample(responses?.["200"]?.content);
     const qs = query.toString().replaceAll("+", "%20");
-    out.push({ method: method.toUpperCase(), path: qs ? `${path}?${qs}` : path, response, ...(body === undefined ? {} : { body }) });
+    out.push({
+      method: method.toUpperCase(),
+      path: qs ? `${path}?${qs}` : path,
+      response,
+      ...(body === undefined ? {} : { body }),
+    });
   }
   return out;
 }
@@ -214,7 +242,11 @@ async function warmUp(spec: OpenApiDocument, middleware: RequestHandler[]): Prom
     for (const [i, r] of requests.entries()) {
       const res = await fetch(`http://127.0.0.1:${port}${r.path}`, {
         method: r.method,
-        headers: { authorization: "Bearer warm-up", "x-warm-up": String(i), ...(r.body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          authorization: "Bearer warm-up",
+          "x-warm-up": String(i),
+          ...(r.body === undefined ? {} : { "content-type": "application/json" }),
+        },
         ...(r.body === undefined ? {} : { body: JSON.stringify(r.body) }),
       });
       await res.arrayBuffer();
@@ -222,14 +254,18 @@ async function warmUp(spec: OpenApiDocument, middleware: RequestHandler[]): Prom
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }
-  if (failures.length > 0) throw new Error(`the OpenAPI document does not work with the validator:\n  ${failures.join("\n  ")}`);
+  if (failures.length > 0)
+    throw new Error(`the OpenAPI document does not work with the validator:\n  ${failures.join("\n  ")}`);
 }
 
 /**
  * Answers every error with the interface's error body; a 5xx is logged with its stack, never sent, unless it was
  * answered on purpose (`injected`: a fault the caller or the command line asked for).
  */
-export function errorHandler(logger?: Logger, injected: (error: unknown) => boolean = () => false): ErrorRequestHandler {
+export function errorHandler(
+  logger?: Logger,
+  injected: (error: unknown) => boolean = () => false,
+): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const apiError = toApiError(err);
     if (apiError.status >= 500 && !injected(err)) logger?.error({ err, path: req.path }, "request failed");

@@ -10,7 +10,16 @@
  * before the operation's handler, and so never changes state. Each is named in the request's log line.
  * @see https://www.rfc-editor.org/rfc/rfc7240
  */
-import { ApiError, bearerToken, errorInfoDetail, invalidRequest, retryInfoDetail, specOperations, type OpenApiDocument, type RequestRecord } from "@compute-api/contract";
+import {
+  ApiError,
+  bearerToken,
+  errorInfoDetail,
+  invalidRequest,
+  type OpenApiDocument,
+  type RequestRecord,
+  retryInfoDetail,
+  specOperations,
+} from "@compute-api/contract";
 import type { Request, RequestHandler, Response } from "express";
 import { seededRandom } from "./random.js";
 import { hashApiKey } from "./store/api-keys.js";
@@ -59,7 +68,10 @@ export function injectedError(status: number, why: string, retryAfterSeconds = 1
   return new InjectedError(
     status,
     `${why} (injected by the stub)`,
-    [errorInfoDetail(reasons[status] ?? "INJECTED", { injected: "true" }), ...(retry ? [retryInfoDetail(retryAfterSeconds)] : [])],
+    [
+      errorInfoDetail(reasons[status] ?? "INJECTED", { injected: "true" }),
+      ...(retry ? [retryInfoDetail(retryAfterSeconds)] : []),
+    ],
     retry ? { "Retry-After": String(retryAfterSeconds) } : {},
   );
 }
@@ -77,7 +89,8 @@ function readWord(text: string, start: number, stops: string): { word: string; e
   let i = start;
   while (i < text.length && !stops.includes(text[i]!)) {
     if (text[i] === '"') {
-      for (i++; i < text.length && text[i] !== '"'; i++) word += text[i] === "\\" && i + 1 < text.length ? text[++i] : text[i];
+      for (i++; i < text.length && text[i] !== '"'; i++)
+        word += text[i] === "\\" && i + 1 < text.length ? text[++i] : text[i];
       i = Math.min(i + 1, text.length);
     } else {
       // A run of plain characters at once, not one concatenation per character.
@@ -141,11 +154,11 @@ export function createFaults(options: FaultOptions): Faults {
     if (options.latencyMs) {
       const { min, max } = options.latencyMs;
       const delay = Math.round(min + next() * (max - min));
-      if (record) record.fields["latencyMs"] = delay;
+      if (record) record.fields.latencyMs = delay;
       await sleep(delay);
     }
     if (options.drop && next() < options.drop) {
-      if (record) record.fields["fault"] = "drop";
+      if (record) record.fields.fault = "drop";
       req.socket.destroy();
       return;
     }
@@ -153,7 +166,7 @@ export function createFaults(options: FaultOptions): Faults {
       let draw = next();
       for (const { status, share } of faults) {
         if (draw < share) {
-          if (record) record.fields["fault"] = String(status);
+          if (record) record.fields.fault = String(status);
           return nextHandler(injectedError(status, `--faults ${status}`));
         }
         draw -= share;
@@ -174,7 +187,7 @@ export function createFaults(options: FaultOptions): Faults {
       bucket.at = now;
       buckets.set(token, bucket);
       if (bucket.tokens < 1) {
-        if (record) record.fields["fault"] = "rate-limit";
+        if (record) record.fields.fault = "rate-limit";
         const wait = Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
         return nextHandler(injectedError(429, `too many requests: the limit is ${rate} a second per API key`, wait));
       }
@@ -184,28 +197,32 @@ export function createFaults(options: FaultOptions): Faults {
     if (options.prefer === false || prefer === undefined) return nextHandler();
     // Refused rather than ignored: a caller who asked for a fault and got a 200 would not know why.
     const length = Array.isArray(prefer) ? prefer.join(",").length : prefer.length;
-    if (length > maxPreferLength) return nextHandler(badPrefer(`is ${length} characters long; the stub reads at most ${maxPreferLength}`));
+    if (length > maxPreferLength)
+      return nextHandler(badPrefer(`is ${length} characters long; the stub reads at most ${maxPreferLength}`));
     const preferences = parsePrefer(prefer);
     const applied: string[] = [];
     const latency = preferences.get("latency");
     if (latency !== undefined) {
-      if (!/^\d+$/.test(latency) || Number(latency) > maxPreferLatencyMs) return nextHandler(badPrefer(`latency must be a whole number of milliseconds up to ${maxPreferLatencyMs}`));
+      if (!/^\d+$/.test(latency) || Number(latency) > maxPreferLatencyMs)
+        return nextHandler(badPrefer(`latency must be a whole number of milliseconds up to ${maxPreferLatencyMs}`));
       applied.push(`latency=${latency}`);
     }
     const code = preferences.get("code");
-    const statuses = Object.keys((req as Request & { openapi?: { schema?: { responses?: object } } }).openapi?.schema?.responses ?? {});
+    const statuses = Object.keys(
+      (req as Request & { openapi?: { schema?: { responses?: object } } }).openapi?.schema?.responses ?? {},
+    );
     if (code !== undefined && !statuses.includes(code)) {
       return nextHandler(badPrefer(`code=${code} is not a status this operation documents (${statuses.join(", ")})`));
     }
     if (code !== undefined) applied.push(`code=${code}`);
     if (applied.length > 0) res.setHeader("Preference-Applied", applied.join(", "));
     if (latency !== undefined) {
-      if (record) record.fields["latencyMs"] = Number(latency) + Number(record.fields["latencyMs"] ?? 0);
+      if (record) record.fields.latencyMs = Number(latency) + Number(record.fields.latencyMs ?? 0);
       await sleep(Number(latency));
     }
     // A 2xx asked for is the operation's own answer; any other status is injected, before the handler.
     if (code !== undefined && !code.startsWith("2")) {
-      if (record) record.fields["fault"] = `prefer ${code}`;
+      if (record) record.fields.fault = `prefer ${code}`;
       return nextHandler(injectedError(Number(code), `Prefer: code=${code}`));
     }
     nextHandler();
@@ -216,6 +233,8 @@ export function createFaults(options: FaultOptions): Faults {
 
 /** The statuses every operation of the spec documents: those `--faults` may inject at any request. */
 export function statusesOfEveryOperation(spec: OpenApiDocument): Set<string> {
-  const lists = specOperations(spec).map(({ operation }) => new Set(Object.keys((operation["responses"] as object | undefined) ?? {})));
+  const lists = specOperations(spec).map(
+    ({ operation }) => new Set(Object.keys((operation.responses as object | undefined) ?? {})),
+  );
   return new Set([...(lists[0] ?? [])].filter((status) => lists.every((list) => list.has(status))));
 }

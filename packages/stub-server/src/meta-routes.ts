@@ -5,7 +5,8 @@ import type { OpenApiDocument } from "@compute-api/contract";
 import { Router } from "express";
 
 /** A file @compute-api/spec publishes, wherever it is installed. */
-const specFile = (name: string) => readFileSync(createRequire(import.meta.url).resolve(`@compute-api/spec/${name}`), "utf8");
+const specFile = (name: string) =>
+  readFileSync(createRequire(import.meta.url).resolve(`@compute-api/spec/${name}`), "utf8");
 
 /** GET /healthz, /openapi.json, /openapi.yaml and /docs (the spec's self-contained HTML reference). */
 export function metaRoutes(spec: OpenApiDocument): Router {

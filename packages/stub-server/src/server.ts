@@ -1,6 +1,7 @@
 /** Listens: the stub app on a port, with a clean close for shutdown. */
-import type { AddressInfo } from "node:net";
+
 import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { answerClientErrors } from "@compute-api/contract";
 import { createApp, type StubOptions } from "./app.js";
 
@@ -25,7 +26,9 @@ export interface RunningStub {
 export async function startServer(options: ServerOptions = {}): Promise<RunningStub> {
   const app = await createApp(options);
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port ?? 4010, options.host ?? "127.0.0.1", (error?: Error) => (error ? reject(error) : resolve(s)));
+    const s = app.listen(options.port ?? 4010, options.host ?? "127.0.0.1", (error?: Error) =>
+      error ? reject(error) : resolve(s),
+    );
   });
   // Requests Node's parser refuses (oversized headers, malformed HTTP) get the error body too.
   answerClientErrors(server);

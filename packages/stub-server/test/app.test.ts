@@ -3,10 +3,10 @@
  * failure the validator, the body parser or the router produce. Every error body is checked against ErrorBody.
  */
 import { loadSpec } from "@compute-api/contract";
-import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { createApp } from "../src/index.js";
-import { expectError, json, reasons, startTestStub, violations, type TestStub } from "./support/stub.js";
+import { expectError, json, reasons, startTestStub, type TestStub, violations } from "./support/stub.js";
 
 let stub: TestStub;
 beforeAll(async () => {
@@ -43,7 +43,10 @@ describe("authentication", () => {
     ["an unknown key", { authorization: "Bearer cak_unknown-key-value", message: /not valid/ }],
   ];
   it.each(cases)("answers 401 for %s", async (_name, { authorization, message }) => {
-    const res = await stub.call("/v1/resources/search?query=alpha", { as: null, headers: authorization ? { authorization } : {} });
+    const res = await stub.call("/v1/resources/search?query=alpha", {
+      as: null,
+      headers: authorization ? { authorization } : {},
+    });
     const body = await expectError(res, 401);
     expect(body.message).toMatch(message);
     expect(reasons(body)).toEqual(["UNAUTHENTICATED"]);
@@ -51,7 +54,10 @@ describe("authentication", () => {
   });
 
   it("accepts the scheme name in any case", async () => {
-    const res = await stub.call("/v1/resources/search?query=alpha", { as: null, headers: { authorization: `bearer ${stub.keys.alice}` } });
+    const res = await stub.call("/v1/resources/search?query=alpha", {
+      as: null,
+      headers: { authorization: `bearer ${stub.keys.alice}` },
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -64,12 +70,19 @@ describe("one error shape", () => {
   });
 
   it("answers a body over 1 MiB with 413", async () => {
-    const res = await stub.call("/v1/api-keys", { method: "POST", body: JSON.stringify({ apikeyId: "x".repeat(1024 * 1024) }) });
+    const res = await stub.call("/v1/api-keys", {
+      method: "POST",
+      body: JSON.stringify({ apikeyId: "x".repeat(1024 * 1024) }),
+    });
     await expectError(res, 413);
   });
 
   it("answers a body that is not JSON with 415", async () => {
-    const res = await stub.call("/v1/api-keys", { method: "POST", body: "apikeyId=abcd", headers: { "content-type": "text/plain" } });
+    const res = await stub.call("/v1/api-keys", {
+      method: "POST",
+      body: "apikeyId=abcd",
+      headers: { "content-type": "text/plain" },
+    });
     await expectError(res, 415);
   });
 
@@ -78,12 +91,18 @@ describe("one error shape", () => {
     expect(violations(body)).toEqual([{ field: "", description: "body is not valid JSON", reason: "malformed-json" }]);
   });
 
-  it.each(["/v1/clusters", "/nothing-here", "/v1/projects/proj-alpha/cluster-machines"])("answers the unknown route %s with 404", async (path) => {
-    await expectError(await stub.call(path), 404);
-  });
+  it.each(["/v1/clusters", "/nothing-here", "/v1/projects/proj-alpha/cluster-machines"])(
+    "answers the unknown route %s with 404",
+    async (path) => {
+      await expectError(await stub.call(path), 404);
+    },
+  );
 
   it("answers invalid parameters with one violation per problem", async () => {
-    const res = await stub.call("/v1/projects/-bad/cluster-machines/cm-alpha-01", json("PATCH", { powerState: "SIDEWAYS", extra: 1 }));
+    const res = await stub.call(
+      "/v1/projects/-bad/cluster-machines/cm-alpha-01",
+      json("PATCH", { powerState: "SIDEWAYS", extra: 1 }),
+    );
     const fields = violations(await expectError(res, 400)).map((v) => v.field);
     expect(fields.sort()).toEqual(["extra", "powerState", "projectId"]);
   });
@@ -99,7 +118,10 @@ describe("one error shape", () => {
   });
 
   it("answers a path segment that does not decode with 400, never echoing the path as a field", async () => {
-    const body = await expectError(await stub.call("/v1/projects/proj%FF/cluster-machines/cm-alpha-01", json("PATCH", { state: "ACTIVE" })), 400);
+    const body = await expectError(
+      await stub.call("/v1/projects/proj%FF/cluster-machines/cm-alpha-01", json("PATCH", { state: "ACTIVE" })),
+      400,
+    );
     expect(reasons(body)).toEqual(["MALFORMED_URI"]);
     expect(JSON.stringify(body)).not.toContain("%FF");
   });
@@ -116,7 +138,11 @@ describe("CORS", () => {
     const res = await stub.call("/v1/projects/proj-alpha/cluster-machines/cm-alpha-01", {
       as: null,
       method: "OPTIONS",
-      headers: { origin: "http://allowed.example", "access-control-request-method": "PATCH", "access-control-request-headers": "authorization,content-type" },
+      headers: {
+        origin: "http://allowed.example",
+        "access-control-request-method": "PATCH",
+        "access-control-request-headers": "authorization,content-type",
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("http://allowed.example");
@@ -126,7 +152,10 @@ describe("CORS", () => {
 
   it("allows an allowed origin to read answers, errors included", async () => {
     const ok = await stub.call("/v1/resources/search?query=alpha", { headers: { origin: "http://allowed.example" } });
-    const denied = await stub.call("/v1/resources/search?query=alpha", { as: null, headers: { origin: "http://allowed.example" } });
+    const denied = await stub.call("/v1/resources/search?query=alpha", {
+      as: null,
+      headers: { origin: "http://allowed.example" },
+    });
     expect([ok.headers.get("access-control-allow-origin"), denied.headers.get("access-control-allow-origin")]).toEqual([
       "http://allowed.example",
       "http://allowed.example",
@@ -142,7 +171,9 @@ describe("CORS", () => {
 
 describe("request log", () => {
   it("writes one line per request with method, path, operationId, status and duration", async () => {
-    const res = await stub.call("/v1/resources/search?query=cl-train-01", { headers: { "x-request-id": "log-line-test" } });
+    const res = await stub.call("/v1/resources/search?query=cl-train-01", {
+      headers: { "x-request-id": "log-line-test" },
+    });
     expect(res.headers.get("x-request-id")).toBe("log-line-test");
     await res.arrayBuffer();
     await expect.poll(() => stub.logs.filter((l) => l.includes("log-line-test")).length).toBe(1);
@@ -156,12 +187,21 @@ describe("request log", () => {
   });
 
   it("never logs the Authorization header or a key, created or refused", async () => {
-    const created = (await (await stub.call("/v1/api-keys", json("POST", { apikeyId: "log-check" }))).json()) as { key: string };
-    await stub.call("/v1/resources/search?query=alpha", { as: null, headers: { authorization: "Bearer cak_refused-key-value" } });
-    await stub.call("/v1/resources/search?query=alpha", { as: null, headers: { authorization: `Bearer ${created.key}` } });
+    const created = (await (await stub.call("/v1/api-keys", json("POST", { apikeyId: "log-check" }))).json()) as {
+      key: string;
+    };
+    await stub.call("/v1/resources/search?query=alpha", {
+      as: null,
+      headers: { authorization: "Bearer cak_refused-key-value" },
+    });
+    await stub.call("/v1/resources/search?query=alpha", {
+      as: null,
+      headers: { authorization: `Bearer ${created.key}` },
+    });
     await expect.poll(() => stub.logs.some((l) => l.includes("createApiKey"))).toBe(true);
     const all = stub.logs.join("\n");
-    for (const secret of [created.key, "cak_refused-key-value", ...Object.values(stub.keys)]) expect(all).not.toContain(secret);
+    for (const secret of [created.key, "cak_refused-key-value", ...Object.values(stub.keys)])
+      expect(all).not.toContain(secret);
     expect(all.toLowerCase()).not.toContain("bearer");
   });
 });
@@ -169,7 +209,7 @@ describe("request log", () => {
 describe("start-up", () => {
   it("stops with a message when the spec does not compile, rather than answering 500 per request", async () => {
     const spec = structuredClone(loadSpec());
-    delete (spec.components["schemas"] as Record<string, unknown>)["Cluster"];
+    delete (spec.components.schemas as Record<string, unknown>).Cluster;
     await expect(createApp({ spec })).rejects.toThrow(/Cluster/);
   });
 });

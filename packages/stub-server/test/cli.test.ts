@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runCli, type CliResult } from "../src/index.js";
+import { type CliResult, runCli } from "../src/index.js";
 
 const started: CliResult[] = [];
 afterEach(async () => {
@@ -35,7 +35,11 @@ describe("compute-stub flags", () => {
     ["a key that cannot be sent", ["--api-key", "has spaces"], /may hold only/],
     ["an unknown flag", ["--verbose"], /unknown option '--verbose'/],
     ["an argument", ["serve"], /too many arguments/],
-    ["a fault status an operation does not document", ["--faults", "404=1%"], /'404' is not a status every operation documents/],
+    [
+      "a fault status an operation does not document",
+      ["--faults", "404=1%"],
+      /'404' is not a status every operation documents/,
+    ],
     ["fault shares over 100%", ["--faults", "500=60%,503=50%"], /add up to more than 100%/],
     ["a latency that is not a range", ["--latency", "soon"], /not a range of milliseconds/],
     ["a drop share over 100%", ["--drop", "150%"], /not a percentage/],
@@ -58,7 +62,10 @@ describe("compute-stub flags", () => {
   });
 
   it("exits with 1 naming each offending path of a bad --data file", async () => {
-    const { exitCode, err } = await run("--data", fileURLToPath(new URL("./fixtures/no-such-file.yaml", import.meta.url)));
+    const { exitCode, err } = await run(
+      "--data",
+      fileURLToPath(new URL("./fixtures/no-such-file.yaml", import.meta.url)),
+    );
     expect(exitCode).toBe(1);
     expect(err).toMatch(/no-such-file\.yaml cannot be served:\n {2}cannot be read: ENOENT/);
   });
@@ -66,11 +73,37 @@ describe("compute-stub flags", () => {
 
 describe("compute-stub start-up", () => {
   it("injects the faults of its flags: --faults, --rate-limit, and Prefer unless --no-prefer", async () => {
-    const { stub } = await run("--port", "0", "--log-level", "silent", "--api-key", "cak_flags", "--faults", "503=100%");
+    const { stub } = await run(
+      "--port",
+      "0",
+      "--log-level",
+      "silent",
+      "--api-key",
+      "cak_flags",
+      "--faults",
+      "503=100%",
+    );
     expect((await search(stub?.url ?? "", "cak_flags")).status).toBe(503);
-    const limited = await run("--port", "0", "--log-level", "silent", "--api-key", "cak_flags", "--rate-limit", "1/min", "--no-prefer");
+    const limited = await run(
+      "--port",
+      "0",
+      "--log-level",
+      "silent",
+      "--api-key",
+      "cak_flags",
+      "--rate-limit",
+      "1/min",
+      "--no-prefer",
+    );
     const statuses = [];
-    for (let i = 0; i < 2; i++) statuses.push((await fetch(`${limited.stub?.url}/v1/resources/search?query=a`, { headers: { authorization: "Bearer cak_flags", prefer: "code=500" } })).status);
+    for (let i = 0; i < 2; i++)
+      statuses.push(
+        (
+          await fetch(`${limited.stub?.url}/v1/resources/search?query=a`, {
+            headers: { authorization: "Bearer cak_flags", prefer: "code=500" },
+          })
+        ).status,
+      );
     expect(statuses).toEqual([200, 429]);
   });
 
@@ -100,14 +133,31 @@ describe("compute-stub start-up", () => {
     const url = stub?.url ?? "";
     // The first user gets the key; the file's keys work too, whether given in clear or as a hash.
     for (const key of ["cak_from-the-environment", "cak_example-dev-key"]) {
-      expect(await (await search(url, key)).json()).toMatchObject({ results: [{ resourceName: "projects/proj-shop" }] });
+      expect(await (await search(url, key)).json()).toMatchObject({
+        results: [{ resourceName: "projects/proj-shop" }],
+      });
     }
-    expect(await (await search(url, "cak_example-ops-key", "type:billingAccount")).json()).toMatchObject({ results: [{ resourceName: "billingAccounts/ba-shop" }] });
+    expect(await (await search(url, "cak_example-ops-key", "type:billingAccount")).json()).toMatchObject({
+      results: [{ resourceName: "billingAccounts/ba-shop" }],
+    });
   });
 
   it("serves a generated data set", async () => {
-    const { stub } = await run("--generate", "300", "--seed", "3", "--port", "0", "--log-level", "silent", "--api-key", "cak_generated");
-    const { results } = (await (await search(stub?.url ?? "", "cak_generated", "type:disk")).json()) as { results: unknown[] };
+    const { stub } = await run(
+      "--generate",
+      "300",
+      "--seed",
+      "3",
+      "--port",
+      "0",
+      "--log-level",
+      "silent",
+      "--api-key",
+      "cak_generated",
+    );
+    const { results } = (await (await search(stub?.url ?? "", "cak_generated", "type:disk")).json()) as {
+      results: unknown[];
+    };
     expect(results.length).toBeGreaterThan(10);
   });
 });
@@ -115,9 +165,13 @@ describe("compute-stub start-up", () => {
 describe.concurrent("the compute-stub bin", () => {
   it("shuts down cleanly on SIGTERM", async () => {
     const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", bin, "--port", "0", "--log-level", "silent"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--conditions=source", "--import", "tsx", bin, "--port", "0", "--log-level", "silent"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (t: string) => (out += t));
     await vi.waitFor(() => expect(out).toMatch(/Bearer (\S+)" "(\S+)"/), { timeout: 20_000, interval: 100 });
@@ -131,7 +185,9 @@ describe.concurrent("the compute-stub bin", () => {
 
   it("exits with 2 on a bad flag", async () => {
     const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", bin, "--port", "x"], { stdio: "ignore" });
+    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", bin, "--port", "x"], {
+      stdio: "ignore",
+    });
     const [code] = await once(child, "exit");
     expect(code).toBe(2);
   });

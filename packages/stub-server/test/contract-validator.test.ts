@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
+import { loadSpec, type OpenApiDocument, parseQueryString } from "@compute-api/contract";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { loadSpec, parseQueryString, type OpenApiDocument } from "@compute-api/contract";
 import { createContractValidator, errorHandler } from "../src/contract-validator.js";
 
 describe("warmUp", () => {
@@ -11,15 +11,21 @@ describe("warmUp", () => {
 
   it("fails with a message naming the operation when the spec does not compile", async () => {
     const spec = structuredClone(loadSpec()) as OpenApiDocument;
-    const schemas = spec.components["schemas"] as Record<string, { pattern?: string }>;
-    schemas["ResourceId"] = { ...schemas["ResourceId"], pattern: "([unclosed" };
-    await expect(createContractValidator({ spec }).warmUp()).rejects.toThrow(/does not work with the validator:[\s\S]*PATCH \/v1\/projects/);
+    const schemas = spec.components.schemas as Record<string, { pattern?: string }>;
+    schemas.ResourceId = { ...schemas.ResourceId, pattern: "([unclosed" };
+    await expect(createContractValidator({ spec }).warmUp()).rejects.toThrow(
+      /does not work with the validator:[\s\S]*PATCH \/v1\/projects/,
+    );
   });
 });
 
 describe("unknown query parameters", () => {
   it.each([
-    ["a name starting with a bracket is refused, not silently dropped", "/v1/resources/search?query=a&%5Bx%5D=1", "[x]"],
+    [
+      "a name starting with a bracket is refused, not silently dropped",
+      "/v1/resources/search?query=a&%5Bx%5D=1",
+      "[x]",
+    ],
     ["a name with a stray bracket is refused, not silently dropped", "/v1/resources/search?query=a&x%5B=1", "x["],
     ["a name in bracket notation is named as sent", "/v1/resources/search?query=a&page%5Bsize%5D=1", "page[size]"],
     ["a plain unknown name is named", "/v1/resources/search?query=a&page=2", "page"],
@@ -35,7 +41,9 @@ describe("unknown query parameters", () => {
       });
       const body = (await res.json()) as { details?: { fieldViolations?: { field: string; reason?: string }[] }[] };
       expect(res.status).toBe(400);
-      expect(body.details?.flatMap((d) => d.fieldViolations ?? [])).toEqual([expect.objectContaining({ field, reason: "invalid" })]);
+      expect(body.details?.flatMap((d) => d.fieldViolations ?? [])).toEqual([
+        expect.objectContaining({ field, reason: "invalid" }),
+      ]);
     } finally {
       server.close();
     }
@@ -47,7 +55,10 @@ describe("the query parser", () => {
     const server = await serveValidator(false);
     try {
       const res = await fetch(`${server.url}/v1/resources/search?query=a`, { headers: { authorization: "Bearer k" } });
-      expect({ status: res.status, body: await res.json() }).toEqual({ status: 500, body: { code: 500, message: "internal error" } });
+      expect({ status: res.status, body: await res.json() }).toEqual({
+        status: 500,
+        body: { code: 500, message: "internal error" },
+      });
     } finally {
       server.close();
     }

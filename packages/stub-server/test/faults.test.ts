@@ -6,8 +6,8 @@
 import { loadSpec, specOperations } from "@compute-api/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectFastTotalParser, parseBudgetMs, parseMs } from "../../../test/adversarial/support/header-fuzz.js";
-import { injectedError, maxPreferLength, parsePrefer, type FaultOptions } from "../src/faults.js";
-import { expectError, json, reasons, startTestStub, validator, violations, type TestStub } from "./support/stub.js";
+import { type FaultOptions, injectedError, maxPreferLength, parsePrefer } from "../src/faults.js";
+import { expectError, json, reasons, startTestStub, type TestStub, validator, violations } from "./support/stub.js";
 
 const spec = loadSpec();
 const machine = "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01";
@@ -16,7 +16,7 @@ const search = "/v1/resources/search?query=alpha";
 /** One request of each operation, as alice, and the statuses the operation documents. */
 const operations = specOperations(spec).map(({ operation }) => {
   const operationId = String(operation.operationId);
-  const statuses = Object.keys(operation["responses"] as object).map(Number);
+  const statuses = Object.keys(operation.responses as object).map(Number);
   const request =
     operationId === "updateClusterMachine"
       ? { path: machine, init: json("PATCH", { powerState: "REBOOTING" }) }
@@ -35,7 +35,7 @@ async function state(stub: TestStub): Promise<unknown> {
 describe("parsePrefer", () => {
   it("is linear: a 16 KiB quoted value of escaped quotes parses well within the budget (a regexp took 200 ms)", () => {
     // `(?:[^,"]|"(?:[^"\\]|\\.)*")+` rescanned the unclosed quoted string from every quote in it.
-    for (const value of ['x="' + '\\"'.repeat(8192), '\\"'.repeat(8192), 'x="' + "a".repeat(16_384)]) {
+    for (const value of [`x="${'\\"'.repeat(8192)}`, '\\"'.repeat(8192), `x="${"a".repeat(16_384)}`]) {
       expect(parseMs(parsePrefer, value)).toBeLessThan(parseBudgetMs);
     }
   });
@@ -69,17 +69,23 @@ describe("Prefer", () => {
   afterAll(() => stub.close());
 
   describe.each(operations)("$operationId", ({ statuses, path, init }) => {
-    it.each(statuses.filter((s) => s >= 400))("code=%i: that status, the error body, nothing changed", async (status) => {
-      const before = await state(stub);
-      const res = await stub.call(path, { ...init, headers: { prefer: `code=${status}` } });
-      const body = await expectError(res, status);
-      expect(res.headers.get("preference-applied")).toBe(`code=${status}`);
-      if (status === 429 || status === 503) {
-        expect(res.headers.get("retry-after")).toBe("1");
-        expect(body.details).toContainEqual({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1s" });
-      }
-      expect(await state(stub)).toEqual(before);
-    });
+    it.each(statuses.filter((s) => s >= 400))(
+      "code=%i: that status, the error body, nothing changed",
+      async (status) => {
+        const before = await state(stub);
+        const res = await stub.call(path, { ...init, headers: { prefer: `code=${status}` } });
+        const body = await expectError(res, status);
+        expect(res.headers.get("preference-applied")).toBe(`code=${status}`);
+        if (status === 429 || status === 503) {
+          expect(res.headers.get("retry-after")).toBe("1");
+          expect(body.details).toContainEqual({
+            "@type": "type.googleapis.com/google.rpc.RetryInfo",
+            retryDelay: "1s",
+          });
+        }
+        expect(await state(stub)).toEqual(before);
+      },
+    );
   });
 
   it("answers a code the operation does not document with 400 naming the header", async () => {
@@ -88,13 +94,24 @@ describe("Prefer", () => {
   });
 
   it("answers code=200 as the operation would, and a created key is created for real", async () => {
-    const res = await stub.call("/v1/api-keys", { ...json("POST", { apikeyId: "prefer-200" }), headers: { prefer: "code=200" } });
+    const res = await stub.call("/v1/api-keys", {
+      ...json("POST", { apikeyId: "prefer-200" }),
+      headers: { prefer: "code=200" },
+    });
     expect(res.status).toBe(200);
-    expect(await (await stub.call("/v1/api-keys", json("POST", { apikeyId: "prefer-200" }))).json()).toMatchObject({ code: 409 });
+    expect(await (await stub.call("/v1/api-keys", json("POST", { apikeyId: "prefer-200" }))).json()).toMatchObject({
+      code: 409,
+    });
   });
 
   it("never creates a key it was asked to fail, so the same id is free afterwards", async () => {
-    await expectError(await stub.call("/v1/api-keys", { ...json("POST", { apikeyId: "failed-once" }), headers: { prefer: "code=500" } }), 500);
+    await expectError(
+      await stub.call("/v1/api-keys", {
+        ...json("POST", { apikeyId: "failed-once" }),
+        headers: { prefer: "code=500" },
+      }),
+      500,
+    );
     expect((await stub.call("/v1/api-keys", json("POST", { apikeyId: "failed-once" }))).status).toBe(200);
   });
 
@@ -113,10 +130,16 @@ describe("Prefer", () => {
 
   it("answers a Prefer over maxPreferLength with 400 naming the header, at once; one at the limit is honoured", async () => {
     const started = performance.now();
-    const long = 'x="' + '\\"'.repeat(6000);
+    const long = `x="${'\\"'.repeat(6000)}`;
     const body = await expectError(await stub.call(search, { headers: { prefer: `code=503, ${long}` } }), 400);
     expect(performance.now() - started).toBeLessThan(1000);
-    expect(violations(body)).toEqual([expect.objectContaining({ field: "header.prefer", reason: "prefer", description: expect.stringContaining(String(maxPreferLength)) })]);
+    expect(violations(body)).toEqual([
+      expect.objectContaining({
+        field: "header.prefer",
+        reason: "prefer",
+        description: expect.stringContaining(String(maxPreferLength)),
+      }),
+    ]);
     const atLimit = `code=503, x="${"a".repeat(maxPreferLength - 14)}"`;
     expect(atLimit).toHaveLength(maxPreferLength);
     await expectError(await stub.call(search, { headers: { prefer: atLimit } }), 503);
@@ -125,7 +148,11 @@ describe("Prefer", () => {
   it("names what it injected in the request's log line", async () => {
     await stub.call(search, { headers: { prefer: "code=502, latency=10", "x-request-id": "prefer-log" } });
     await expect.poll(() => stub.logs.find((l) => l.includes("prefer-log"))).toBeDefined();
-    expect(JSON.parse(stub.logs.find((l) => l.includes("prefer-log"))!)).toMatchObject({ res: { status: 502 }, fault: "prefer 502", latencyMs: 10 });
+    expect(JSON.parse(stub.logs.find((l) => l.includes("prefer-log"))!)).toMatchObject({
+      res: { status: 502 },
+      fault: "prefer 502",
+      latencyMs: 10,
+    });
     // An answer given on purpose is not a failure of the stub: no error line, no stack.
     expect(stub.logs.filter((l) => l.includes('"msg":"request failed"'))).toEqual([]);
   });
@@ -178,7 +205,10 @@ describe("--faults", () => {
   it("injects the error body, never changing state, and says so in the log", async () => {
     const stub = await startTestStub({ faults: { faults: [{ status: 503, share: 1 }] } });
     try {
-      const res = await stub.call(machine, { ...json("PATCH", { state: "FAILED" }), headers: { "x-request-id": "fault-log" } });
+      const res = await stub.call(machine, {
+        ...json("PATCH", { state: "FAILED" }),
+        headers: { "x-request-id": "fault-log" },
+      });
       const body = await expectError(res, 503);
       expect(reasons(body)).toEqual(["UNAVAILABLE"]);
       expect(res.headers.get("retry-after")).toBe("1");
@@ -234,8 +264,12 @@ describe("--rate-limit", () => {
       const limited = await stub.call(machine, json("PATCH", { state: "FAILED" }));
       const body = await expectError(limited, 429);
       expect(limited.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
-      expect(body.details).toContainEqual(expect.objectContaining({ "@type": "type.googleapis.com/google.rpc.RetryInfo" }));
-      expect(await stub.call("/v1/resources/search?query=cl-train-01", { as: "bob" }).then((r) => r.json())).toEqual(before);
+      expect(body.details).toContainEqual(
+        expect.objectContaining({ "@type": "type.googleapis.com/google.rpc.RetryInfo" }),
+      );
+      expect(await stub.call("/v1/resources/search?query=cl-train-01", { as: "bob" }).then((r) => r.json())).toEqual(
+        before,
+      );
       await new Promise((resolve) => setTimeout(resolve, 1100));
       expect((await stub.call(search)).status).toBe(200);
     } finally {

@@ -6,7 +6,7 @@
 import { request } from "node:http";
 import { maxFieldViolations } from "@compute-api/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError, startTestStub, violations, type ErrorBodyLike, type TestStub } from "./support/stub.js";
+import { type ErrorBodyLike, expectError, startTestStub, type TestStub, violations } from "./support/stub.js";
 
 let stub: TestStub;
 beforeAll(async () => {
@@ -19,18 +19,28 @@ const machine = "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01";
 /** A GET with a body framed as given (fetch refuses a GET body); resolves with the status and the parsed answer. */
 const getWithBody = (path: string, headers: Record<string, string>, body: string) =>
   new Promise<{ status: number; body: ErrorBodyLike }>((resolve, reject) => {
-    const req = request(`${stub.url}${path}`, { method: "GET", headers: { authorization: `Bearer ${stub.keys.alice}`, ...headers }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) as ErrorBodyLike }));
-    });
+    const req = request(
+      `${stub.url}${path}`,
+      { method: "GET", headers: { authorization: `Bearer ${stub.keys.alice}`, ...headers }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) as ErrorBodyLike }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
 
 describe("a query past 1,000 pairs (empty ones count for node:querystring) is checked whole", () => {
   it.each([
-    ["a bad query and an undeclared parameter after 1,000 `&`", `query=ok${"&".repeat(1000)}&query=%01%02&evil=1`, "query"],
+    [
+      "a bad query and an undeclared parameter after 1,000 `&`",
+      `query=ok${"&".repeat(1000)}&query=%01%02&evil=1`,
+      "query",
+    ],
     ["an undeclared parameter after 1,000 `&`", `query=ok${"&".repeat(1000)}&evil=1`, "evil"],
   ])("%s: 400 naming it", async (_name, search, field) => {
     const body = await expectError(await stub.call(`/v1/resources/search?${search}`), 400);
@@ -49,7 +59,9 @@ describe("130,000 invalid volume ids (maxItems is 64)", () => {
 
   it("leaves the event loop free: /healthz answers within a second, again and again, while ten are in flight (it took seconds)", async () => {
     let done = false;
-    const answers = Promise.all(Array.from({ length: 10 }, () => stub.call(machine, { method: "PATCH", body }))).finally(() => (done = true));
+    const answers = Promise.all(
+      Array.from({ length: 10 }, () => stub.call(machine, { method: "PATCH", body })),
+    ).finally(() => (done = true));
     const waits: number[] = [];
     do {
       const started = performance.now();
@@ -70,6 +82,8 @@ describe("a body on an operation that takes none", () => {
   ])("%s: 400", async (_name, headers: Record<string, string>, body) => {
     const answer = await getWithBody("/v1/resources/search?query=a", headers, body);
     expect(answer.status).toBe(400);
-    expect(violations(answer.body)).toEqual([{ field: "", description: "this operation takes no request body", reason: "body" }]);
+    expect(violations(answer.body)).toEqual([
+      { field: "", description: "this operation takes no request body", reason: "body" },
+    ]);
   });
 });

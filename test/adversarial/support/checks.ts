@@ -2,8 +2,9 @@
  * Checks shared by the adversarial suites: an error answer is the spec's ErrorBody (JSON, `code` = status,
  * never HTML), and reading a cluster's state to show that a refused request changed nothing.
  */
-import { createSchemaValidator, loadSpec, type ErrorBody } from "@compute-api/contract";
-import { jsonRequest, send, type Answer } from "@compute-api/conformance";
+
+import { type Answer, jsonRequest, send } from "@compute-api/conformance";
+import { createSchemaValidator, type ErrorBody, loadSpec } from "@compute-api/contract";
 
 export const spec = loadSpec();
 export const validator = createSchemaValidator(spec);
@@ -12,17 +13,20 @@ export const validator = createSchemaValidator(spec);
 export function errorProblems(answer: Answer, statuses: readonly number[]): string[] {
   const problems: string[] = [];
   if (!statuses.includes(answer.status)) problems.push(`status ${answer.status}, expected ${statuses.join(" or ")}`);
-  if (!/^application\/json/.test(String(answer.headers["content-type"] ?? ""))) problems.push(`content-type ${String(answer.headers["content-type"])}`);
+  if (!/^application\/json/.test(String(answer.headers["content-type"] ?? "")))
+    problems.push(`content-type ${String(answer.headers["content-type"])}`);
   if (/<html|<body/i.test(answer.text)) problems.push("HTML in the body");
   const errors = validator.validate("#/components/schemas/ErrorBody", answer.json);
-  if (errors.length > 0) problems.push(`not an ErrorBody: ${errors.map((e) => `${e.instancePath} ${e.message}`).join("; ")}`);
+  if (errors.length > 0)
+    problems.push(`not an ErrorBody: ${errors.map((e) => `${e.instancePath} ${e.message}`).join("; ")}`);
   if ((answer.json as ErrorBody | undefined)?.code !== answer.status) problems.push("code is not the HTTP status");
   return problems;
 }
 
 /** Throws listing the problems, with the answer, when there are any. */
 export function expectNoProblems(problems: string[], answer: Answer, what: string): void {
-  if (problems.length > 0) throw new Error(`${what}: ${problems.join("; ")}\nanswer: ${answer.status} ${answer.text.slice(0, 600)}`);
+  if (problems.length > 0)
+    throw new Error(`${what}: ${problems.join("; ")}\nanswer: ${answer.status} ${answer.text.slice(0, 600)}`);
 }
 
 /** The field violations of an error body (the conformance runner's reading of them). */
@@ -30,15 +34,21 @@ export { violationsOf } from "@compute-api/conformance";
 
 /** The ErrorInfo reasons of an error body. */
 export function reasonsOf(body: unknown): string[] {
-  return ((body as ErrorBody | undefined)?.details ?? []).flatMap((d) => (d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo" && "reason" in d ? [String(d.reason)] : []));
+  return ((body as ErrorBody | undefined)?.details ?? []).flatMap((d) =>
+    d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo" && "reason" in d ? [String(d.reason)] : [],
+  );
 }
 
 /** The cluster as search shows it to a user who may access it (from the stub itself, or through a gateway). */
 export async function clusterState(url: string, apiKey: string, clusterId: string): Promise<unknown> {
-  const answer = await send(url, jsonRequest("GET", `/v1/resources/search?query=${encodeURIComponent(`type:cluster ${clusterId}`)}`, apiKey));
+  const answer = await send(
+    url,
+    jsonRequest("GET", `/v1/resources/search?query=${encodeURIComponent(`type:cluster ${clusterId}`)}`, apiKey),
+  );
   const results = (answer.json as { results?: { cluster?: { id?: string } }[] } | undefined)?.results ?? [];
   const cluster = results.find((r) => r.cluster?.id === clusterId)?.cluster;
-  if (answer.status !== 200 || !cluster) throw new Error(`cannot read cluster ${clusterId}: ${answer.status} ${answer.text.slice(0, 200)}`);
+  if (answer.status !== 200 || !cluster)
+    throw new Error(`cannot read cluster ${clusterId}: ${answer.status} ${answer.text.slice(0, 200)}`);
   return cluster;
 }
 
@@ -46,7 +56,11 @@ export async function clusterState(url: string, apiKey: string, clusterId: strin
 export async function expectHealthy(url: string, apiKey: string): Promise<void> {
   const answer = await send(url, jsonRequest("GET", "/v1/resources/search?query=type%3Aproject", apiKey));
   const errors = validator.validate("#/components/schemas/SearchResourcesResponse", answer.json);
-  if (answer.status !== 200 || errors.length > 0 || ((answer.json as { results: unknown[] }).results?.length ?? 0) === 0) {
+  if (
+    answer.status !== 200 ||
+    errors.length > 0 ||
+    ((answer.json as { results: unknown[] }).results?.length ?? 0) === 0
+  ) {
     throw new Error(`a normal search afterwards was answered ${answer.status} ${answer.text.slice(0, 300)}`);
   }
 }

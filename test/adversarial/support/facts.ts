@@ -2,8 +2,9 @@
  * What the built-in data says, for biasing requests towards things that exist and for knowing the right
  * answer: who may access which project, which machines and volumes exist, which key ids a user already has.
  */
-import { defaultKeyId } from "@compute-api/stub-server";
+
 import type { Fixtures } from "@compute-api/stub-server";
+import { defaultKeyId } from "@compute-api/stub-server";
 import { fixtures as builtin, type UserId } from "./targets.js";
 
 /** A cluster machine that exists, with its cluster. */
@@ -40,16 +41,36 @@ export interface Facts {
 export function factsOf(data: Fixtures = builtin): Facts {
   const users = data.users.map((u) => u.id as UserId);
   const user = (id: UserId) => data.users.find((u) => u.id === id);
-  const machines = (data.clusters ?? []).flatMap((c) => (c.machines ?? []).map((m) => ({ projectId: m.projectId, id: m.id, clusterId: c.id })));
-  const volumes = data.volumes ?? [];
-  const collections = [data.clusters, data.disks, data.images, data.machines, data.networks, data.virtualMachines, data.volumes, data.projects, data.billingAccounts];
-  const words = [...new Set(collections.flatMap((list) => (list ?? []).flatMap((r: { id: string; name?: string; displayName?: string }) => [r.id, r.name, r.displayName])))].filter(
-    (w): w is string => typeof w === "string" && w !== "",
+  const machines = (data.clusters ?? []).flatMap((c) =>
+    (c.machines ?? []).map((m) => ({ projectId: m.projectId, id: m.id, clusterId: c.id })),
   );
+  const volumes = data.volumes ?? [];
+  const collections = [
+    data.clusters,
+    data.disks,
+    data.images,
+    data.machines,
+    data.networks,
+    data.virtualMachines,
+    data.volumes,
+    data.projects,
+    data.billingAccounts,
+  ];
+  const words = [
+    ...new Set(
+      collections.flatMap((list) =>
+        (list ?? []).flatMap((r: { id: string; name?: string; displayName?: string }) => [r.id, r.name, r.displayName]),
+      ),
+    ),
+  ].filter((w): w is string => typeof w === "string" && w !== "");
   return {
     users,
     projectsOf: (id) => new Set(user(id)?.projectIds ?? []),
-    visibleTo: (id) => new Set([...(user(id)?.projectIds ?? []).map((p) => `projects/${p}`), ...(user(id)?.billingAccountIds ?? []).map((b) => `billingAccounts/${b}`)]),
+    visibleTo: (id) =>
+      new Set([
+        ...(user(id)?.projectIds ?? []).map((p) => `projects/${p}`),
+        ...(user(id)?.billingAccountIds ?? []).map((b) => `billingAccounts/${b}`),
+      ]),
     mayCreateKeys: (id) => user(id)?.canCreateApiKeys ?? true,
     maySearch: (id) => user(id)?.canSearch ?? true,
     initialKeyIds: (id) => [defaultKeyId, ...(user(id)?.apiKeys ?? []).map((k) => k.id)],

@@ -9,14 +9,19 @@ import { appendFileSync } from "node:fs";
 import fc from "fast-check";
 
 /** The seed of this run: `FC_SEED`, or one drawn now (and reported with any failure). */
-export const seed = process.env["FC_SEED"] ? Number(process.env["FC_SEED"]) : Math.floor(Math.random() * 2 ** 31);
+export const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : Math.floor(Math.random() * 2 ** 31);
 
 /** Cases per property: `FC_RUNS`, or the suite's default. */
-export const runs = (defaultRuns: number): number => Number(process.env["FC_RUNS"]) || defaultRuns;
+export const runs = (defaultRuns: number): number => Number(process.env.FC_RUNS) || defaultRuns;
 
 /** Checks an async property; throws with fast-check's report and the command that replays the failure. */
-export async function checkProperty<T>(file: string, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, defaultRuns: number): Promise<void> {
-  const path = process.env["FC_PATH"];
+export async function checkProperty<T>(
+  file: string,
+  arbitrary: fc.Arbitrary<T>,
+  predicate: (value: T) => Promise<void>,
+  defaultRuns: number,
+): Promise<void> {
+  const path = process.env.FC_PATH;
   const details = await fc.check(fc.asyncProperty(arbitrary, predicate), {
     numRuns: runs(defaultRuns),
     seed,
@@ -28,7 +33,8 @@ export async function checkProperty<T>(file: string, arbitrary: fc.Arbitrary<T>,
   if (details.failed) {
     // The servers keep state, so the whole run replays exactly; the path jumps to the case (state may differ).
     const replay = `FC_SEED=${details.seed} npx vitest run ${file}   (FC_PATH=${details.counterexamplePath ?? ""} jumps to the case)`;
-    const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    const cause =
+      details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
     throw new Error(`${fc.defaultReportMessage(details)}\n\nFailure: ${cause}\n\nReplay: ${replay}`);
   }
 }
@@ -42,7 +48,7 @@ export function count(label: string): void {
 
 /** Appends the counts to `FC_STATS_FILE` (if set) and clears them; call from afterAll. */
 export function flushCounts(): void {
-  const file = process.env["FC_STATS_FILE"];
+  const file = process.env.FC_STATS_FILE;
   if (file && counts.size > 0) appendFileSync(file, `${JSON.stringify(Object.fromEntries(counts))}\n`);
   counts.clear();
 }

@@ -12,7 +12,9 @@ import { listenLocal, userKeys } from "./targets.js";
 /** A message from the parent. */
 export type ToServer = { type: "memory" } | { type: "stop" };
 /** A message to the parent. */
-export type FromServer = { type: "ready"; url: string } | { type: "memory"; rss: number; heapUsed: number; external: number };
+export type FromServer =
+  | { type: "ready"; url: string }
+  | { type: "memory"; rss: number; heapUsed: number; external: number };
 
 const [role = "stub", upstream = ""] = process.argv.slice(2);
 const send = (message: FromServer) => process.send?.(message);

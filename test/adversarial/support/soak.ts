@@ -8,18 +8,27 @@
  * The clients are a plain keep-alive loop rather than autocannon: autocannon drops the requests in flight when
  * its time is up, and a write whose answer never came cannot be checked.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { Agent } from "node:http";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseDecimal } from "@compute-api/client";
+import { type Answer, type MutantInput, type RequestInput, send, toRawRequest } from "@compute-api/conformance";
 import fc from "fast-check";
 import { clusterState, errorProblems, violationsOf } from "./checks.js";
 import { facts } from "./facts.js";
-import { send, toRawRequest, type Answer, type MutantInput, type RequestInput } from "@compute-api/conformance";
-import { createKeyProblems, keyCases, patchCases, patchProblems, requests, searchCases, searchProblems, type Outcome } from "./oracle.js";
+import {
+  createKeyProblems,
+  keyCases,
+  type Outcome,
+  patchCases,
+  patchProblems,
+  requests,
+  searchCases,
+  searchProblems,
+} from "./oracle.js";
 import type { FromServer } from "./soak-server.js";
-import { userKeys, type UserId } from "./targets.js";
+import { type UserId, userKeys } from "./targets.js";
 
 /** How long and how hard. */
 export interface SoakOptions {
@@ -141,33 +150,47 @@ const writableFields = ["powerState", "state", "priceHr", "volumeIds"] as const;
  * the initial value while no write of the field had certainly ended. A write lost in the middle of the run, then
  * hidden by later writes of other fields, shows here.
  */
-function registerViolations(writes: Write[], initial: Record<string, unknown>, reads: { start: number; end: number; machine: Record<string, unknown> }[]): string[] {
+function registerViolations(
+  writes: Write[],
+  initial: Record<string, unknown>,
+  reads: { start: number; end: number; machine: Record<string, unknown> }[],
+): string[] {
   const out: string[] = [];
   for (const field of writableFields) {
     const writers = writes.filter((w) => field in w.body);
     for (const read of reads) {
       // The latest start of a write of the field that certainly ended before the read began.
-      const certain = writers.filter((w) => w.end < read.start).reduce((latest, w) => Math.max(latest, w.start), -Infinity);
-      const allowed = writers.filter((w) => w.start < read.end && !(w.end < certain)).map((w) => JSON.stringify(w.machine[field]));
+      const certain = writers
+        .filter((w) => w.end < read.start)
+        .reduce((latest, w) => Math.max(latest, w.start), -Infinity);
+      const allowed = writers
+        .filter((w) => w.start < read.end && !(w.end < certain))
+        .map((w) => JSON.stringify(w.machine[field]));
       if (certain === -Infinity) allowed.push(JSON.stringify(initial[field]));
       const seen = JSON.stringify(read.machine[field]);
-      if (!allowed.includes(seen)) out.push(`${field} ${seen} read at ${read.start.toFixed(0)} ms was overwritten or never written (could be ${[...new Set(allowed)].join(" or ").slice(0, 160)})`);
+      if (!allowed.includes(seen))
+        out.push(
+          `${field} ${seen} read at ${read.start.toFixed(0)} ms was overwritten or never written (could be ${[...new Set(allowed)].join(" or ").slice(0, 160)})`,
+        );
     }
   }
   return out;
 }
 
 /** p-th percentile of sorted numbers. */
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 /** A decimal written canonically (`-12e3`), so that equal numbers are equal strings. */
-const canonical = (d: { sign: number; coefficient: string; exponent: bigint }) => (d.sign === 0 ? "0" : `${d.sign < 0 ? "-" : ""}${d.coefficient}e${d.exponent}`);
+const canonical = (d: { sign: number; coefficient: string; exponent: bigint }) =>
+  d.sign === 0 ? "0" : `${d.sign < 0 ? "-" : ""}${d.coefficient}e${d.exponent}`;
 
 /** Whether a total is the exact sum of the values (BigInt digits; the stub keeps a cluster's prices within 256 digits of each other). */
 function isExactSum(total: string, values: string[]): boolean {
   const parts = values.map(parseDecimal).filter((d) => d.sign !== 0);
   if (parts.length === 0) return canonical(parseDecimal(total)) === "0";
-  let low = parts.reduce((min, d) => (d.exponent < min ? d.exponent : min), parts[0]?.exponent ?? 0n);
+  let low = parts[0]?.exponent ?? 0n;
+  for (const d of parts) if (d.exponent < low) low = d.exponent;
   if (parts.some((d) => d.exponent - low > 10_000n)) return false;
   let sum = parts.reduce((acc, d) => acc + BigInt(d.sign) * BigInt(d.coefficient) * 10n ** (d.exponent - low), 0n);
   if (sum === 0n) return canonical(parseDecimal(total)) === "0";
@@ -176,7 +199,10 @@ function isExactSum(total: string, values: string[]): boolean {
     low += 1n;
   }
   const negative = sum < 0n;
-  return canonical(parseDecimal(total)) === canonical({ sign: negative ? -1 : 1, coefficient: (negative ? -sum : sum).toString(), exponent: low });
+  return (
+    canonical(parseDecimal(total)) ===
+    canonical({ sign: negative ? -1 : 1, coefficient: (negative ? -sum : sum).toString(), exponent: low })
+  );
 }
 
 /** Runs the soak and returns its report (it never throws for a failed check; `ok` says). */
@@ -208,18 +234,28 @@ async function load(
 ): Promise<SoakReport> {
   // Request pools, drawn once from the spec's arbitraries with the seed.
   const pool = <T>(arbitrary: fc.Arbitrary<T>, n = 400) => fc.sample(arbitrary, { numRuns: n, seed: options.seed });
-  const realMachines = { path: { projectId: fc.constantFrom(...facts.projectIds), id: fc.constantFrom(...facts.machines.map((m) => m.id)) } };
-  const mutants = (op: Operation) => pool(fc.oneof(...requests.mutants(op, op === "updateClusterMachine" ? realMachines : {}).map((s) => s.arbitrary)));
+  const realMachines = {
+    path: { projectId: fc.constantFrom(...facts.projectIds), id: fc.constantFrom(...facts.machines.map((m) => m.id)) },
+  };
+  const mutants = (op: Operation) =>
+    pool(fc.oneof(...requests.mutants(op, op === "updateClusterMachine" ? realMachines : {}).map((s) => s.arbitrary)));
   const pools = {
     valid: { updateClusterMachine: pool(patchCases), createApiKey: pool(keyCases), searchResources: pool(searchCases) },
-    invalid: { updateClusterMachine: mutants("updateClusterMachine"), createApiKey: mutants("createApiKey"), searchResources: mutants("searchResources") },
+    invalid: {
+      updateClusterMachine: mutants("updateClusterMachine"),
+      createApiKey: mutants("createApiKey"),
+      searchResources: mutants("searchResources"),
+    },
   };
 
   const rows = new Map<string, Row>();
   const rowOf = (via: Via, operation: Operation) => {
     const key = `${via} ${operation}`;
     let row = rows.get(key);
-    if (!row) rows.set(key, (row = { via, operation, requests: 0, statuses: {}, latenciesMs: [] }));
+    if (!row) {
+      row = { via, operation, requests: 0, statuses: {}, latenciesMs: [] };
+      rows.set(key, row);
+    }
     return row;
   };
   const unexpected: string[] = [];
@@ -234,11 +270,15 @@ async function load(
 
   const machineKey = (projectId: string, id: string) => `${projectId}/${id}`;
   const initial = new Map<string, unknown>();
-  for (const m of facts.machines) initial.set(machineKey(m.projectId, m.id), await machineAsSearched(urls.direct, m.projectId, m.id, m.clusterId));
+  for (const m of facts.machines)
+    initial.set(machineKey(m.projectId, m.id), await machineAsSearched(urls.direct, m.projectId, m.id, m.clusterId));
 
   /** The next request of a client: an operation, valid or not, from the pools. */
   const plan = (n: number): Planned => {
-    const operation = (["updateClusterMachine", "searchResources", "updateClusterMachine", "searchResources", "createApiKey"] as const)[n % 5] ?? "searchResources";
+    const operation =
+      (["updateClusterMachine", "searchResources", "updateClusterMachine", "searchResources", "createApiKey"] as const)[
+        n % 5
+      ] ?? "searchResources";
     const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)] as T;
     if (Math.random() < invalidShare) {
       const mutant = pick(pools.invalid[operation]);
@@ -256,7 +296,8 @@ async function load(
   const judge = (p: Planned, answer: Answer): string[] => {
     if (p.mutant) {
       const problems = errorProblems(answer, [400]);
-      if (!violationsOf(answer.json).some((v) => v.field === p.mutant?.field)) problems.push(`no violation names ${JSON.stringify(p.mutant.field)}`);
+      if (!violationsOf(answer.json).some((v) => v.field === p.mutant?.field))
+        problems.push(`no violation names ${JSON.stringify(p.mutant.field)}`);
       return problems;
     }
     const outcome: Outcome = { status: answer.status, body: answer.json };
@@ -267,7 +308,10 @@ async function load(
 
   const started = performance.now();
   const deadline = started + options.seconds * 1000;
-  const agents: Record<Via, Agent> = { direct: new Agent({ keepAlive: true }), gateway: new Agent({ keepAlive: true }) };
+  const agents: Record<Via, Agent> = {
+    direct: new Agent({ keepAlive: true }),
+    gateway: new Agent({ keepAlive: true }),
+  };
 
   async function client(index: number): Promise<void> {
     const via: Via = index % 2 === 0 ? "direct" : "gateway";
@@ -292,12 +336,23 @@ async function load(
       const problems = judge(p, answer);
       if (problems.length > 0) {
         unexpectedCount++;
-        if (unexpected.length < 10) unexpected.push(`${via} ${p.operation} ${raw.method} ${raw.path.slice(0, 120)} ${String(raw.body ?? "").slice(0, 120)} → ${answer.status}: ${problems.join("; ")}`);
+        if (unexpected.length < 10)
+          unexpected.push(
+            `${via} ${p.operation} ${raw.method} ${raw.path.slice(0, 120)} ${String(raw.body ?? "").slice(0, 120)} → ${answer.status}: ${problems.join("; ")}`,
+          );
       }
       if (!p.mutant && answer.status === 200) {
         if (p.operation === "updateClusterMachine") {
-          const key = machineKey(p.input.path["projectId"] ?? "", p.input.path["id"] ?? "");
-          writes.set(key, [...(writes.get(key) ?? []), { start, end, body: p.input.body as Record<string, unknown>, machine: answer.json as Record<string, unknown> }]);
+          const key = machineKey(p.input.path.projectId ?? "", p.input.path.id ?? "");
+          writes.set(key, [
+            ...(writes.get(key) ?? []),
+            {
+              start,
+              end,
+              body: p.input.body as Record<string, unknown>,
+              machine: answer.json as Record<string, unknown>,
+            },
+          ]);
         } else if (p.operation === "createApiKey") {
           keyIds.get(p.user)?.add((p.input.body as { apikeyId: string }).apikeyId);
           createdKeys.push({ user: p.user, key: (answer.json as { key: string }).key });
@@ -306,10 +361,16 @@ async function load(
     }
   }
 
-  const memory = { start: await both(processes), afterWarmup: undefined as Awaited<ReturnType<typeof both>> | undefined };
+  const memory = {
+    start: await both(processes),
+    afterWarmup: undefined as Awaited<ReturnType<typeof both>> | undefined,
+  };
   const warm = setTimeout(() => void both(processes).then((m) => (memory.afterWarmup = m)), warmupSeconds * 1000);
   const samples: Awaited<ReturnType<typeof both>>[] = [];
-  const sampling = setInterval(() => void both(processes).then((m) => samples.push(m)), sampleEverySeconds(options.seconds) * 1000);
+  const sampling = setInterval(
+    () => void both(processes).then((m) => samples.push(m)),
+    sampleEverySeconds(options.seconds) * 1000,
+  );
   await Promise.all(Array.from({ length: options.clients }, (_, i) => client(i)));
   clearTimeout(warm);
   clearInterval(sampling);
@@ -326,9 +387,15 @@ async function load(
   for (const m of facts.machines) {
     const key = machineKey(m.projectId, m.id);
     const acknowledged = writes.get(key) ?? [];
-    const registers = registerViolations(acknowledged, (initial.get(key) ?? {}) as Record<string, unknown>, acknowledged);
+    const registers = registerViolations(
+      acknowledged,
+      (initial.get(key) ?? {}) as Record<string, unknown>,
+      acknowledged,
+    );
     lost.push(...registers.slice(0, 3).map((v) => `${key}: ${v}`));
-    const candidates = acknowledged.filter((w) => !acknowledged.some((other) => other.start > w.end)).map((w) => JSON.stringify(w.machine));
+    const candidates = acknowledged
+      .filter((w) => !acknowledged.some((other) => other.start > w.end))
+      .map((w) => JSON.stringify(w.machine));
     const expected = acknowledged.length > 0 ? candidates : [JSON.stringify(initial.get(key))];
     const seen = {
       direct: await machineAsSearched(urls.direct, m.projectId, m.id, m.clusterId),
@@ -336,11 +403,15 @@ async function load(
       patched: await machineAsPatched(urls.direct, m.projectId, m.id),
     };
     for (const [where, machine] of Object.entries(seen)) {
-      if (!expected.includes(JSON.stringify(machine))) lost.push(`${key} (${where}): ${JSON.stringify(machine).slice(0, 200)} is not the last acknowledged write`);
+      if (!expected.includes(JSON.stringify(machine)))
+        lost.push(`${key} (${where}): ${JSON.stringify(machine).slice(0, 200)} is not the last acknowledged write`);
     }
     const cluster = await clusterAsSearched(urls.direct, m.projectId, m.clusterId);
     const prices = (cluster.machines ?? []).flatMap((x) => (x.priceHr ? [x.priceHr.value] : []));
-    if (!cluster.totalMachinePriceHr || !isExactSum(cluster.totalMachinePriceHr.value, prices)) lost.push(`${m.clusterId}: totalMachinePriceHr ${cluster.totalMachinePriceHr?.value} is not the sum of ${prices.join(" + ")}`);
+    if (!cluster.totalMachinePriceHr || !isExactSum(cluster.totalMachinePriceHr.value, prices))
+      lost.push(
+        `${m.clusterId}: totalMachinePriceHr ${cluster.totalMachinePriceHr?.value} is not the sum of ${prices.join(" + ")}`,
+      );
   }
 
   // Every created key works, for its own user.
@@ -348,9 +419,21 @@ async function load(
   for (let i = 0; i < createdKeys.length; i += 16) {
     await Promise.all(
       createdKeys.slice(i, i + 16).map(async ({ user, key }) => {
-        const answer = await send(urls.gateway, { method: "GET", path: "/v1/resources/search?query=type%3Aproject", headers: { authorization: `Bearer ${key}` } });
-        const projects = new Set(((answer.json as { results?: { resourceName: string }[] }).results ?? []).map((r) => r.resourceName.replace(/^projects\//, "")));
-        if (answer.status !== 200 || projects.size !== facts.projectsOf(user).size || [...projects].some((p) => !facts.projectsOf(user).has(p))) {
+        const answer = await send(urls.gateway, {
+          method: "GET",
+          path: "/v1/resources/search?query=type%3Aproject",
+          headers: { authorization: `Bearer ${key}` },
+        });
+        const projects = new Set(
+          ((answer.json as { results?: { resourceName: string }[] }).results ?? []).map((r) =>
+            r.resourceName.replace(/^projects\//, ""),
+          ),
+        );
+        if (
+          answer.status !== 200 ||
+          projects.size !== facts.projectsOf(user).size ||
+          [...projects].some((p) => !facts.projectsOf(user).has(p))
+        ) {
           brokenKeys.push(`${user}: ${answer.status}`);
         }
       }),
@@ -377,26 +460,56 @@ async function load(
     {
       name: "every answer as the oracle says",
       ok: unexpectedCount === 0,
-      detail: unexpectedCount === 0 ? "valid: 200/403/404/409 as the data says or a 400 for a rule the schema cannot express; one constraint broken: 400 naming it" : `${unexpectedCount} unexpected:\n    ${unexpected.join("\n    ")}`,
+      detail:
+        unexpectedCount === 0
+          ? "valid: 200/403/404/409 as the data says or a 400 for a rule the schema cannot express; one constraint broken: 400 naming it"
+          : `${unexpectedCount} unexpected:\n    ${unexpected.join("\n    ")}`,
     },
     {
       name: "no lost writes",
       ok: lost.length === 0,
-      detail: lost.length === 0 ? `${acknowledgedWrites} acknowledged PATCHes on ${writes.size} machines; every answer consistent, field by field, with the writes that may have preceded it; each final machine (search direct and through the gateway, a no-op PATCH) is the last acknowledged write; cluster totals exact` : lost.slice(0, 10).join("\n    "),
+      detail:
+        lost.length === 0
+          ? `${acknowledgedWrites} acknowledged PATCHes on ${writes.size} machines; every answer consistent, field by field, with the writes that may have preceded it; each final machine (search direct and through the gateway, a no-op PATCH) is the last acknowledged write; cluster totals exact`
+          : lost.slice(0, 10).join("\n    "),
     },
-    { name: "every created key works", ok: brokenKeys.length === 0, detail: brokenKeys.length === 0 ? `${createdKeys.length} keys, each searching as its own user` : brokenKeys.slice(0, 10).join(", ") },
+    {
+      name: "every created key works",
+      ok: brokenKeys.length === 0,
+      detail:
+        brokenKeys.length === 0
+          ? `${createdKeys.length} keys, each searching as its own user`
+          : brokenKeys.slice(0, 10).join(", "),
+    },
     {
       name: `RSS growth after warm-up within ${options.rssBoundMiB} MiB`,
       ok: memoryRows.every((r) => mib(r.end - r.afterWarmup) <= options.rssBoundMiB),
-      detail: memoryRows.map((r) => `${r.process} ${mib(r.end - r.afterWarmup) >= 0 ? "+" : ""}${mib(r.end - r.afterWarmup).toFixed(1)} MiB`).join(", "),
+      detail: memoryRows
+        .map(
+          (r) =>
+            `${r.process} ${mib(r.end - r.afterWarmup) >= 0 ? "+" : ""}${mib(r.end - r.afterWarmup).toFixed(1)} MiB`,
+        )
+        .join(", "),
     },
     {
       name: `heap growth after warm-up (after a full GC) within ${options.heapBoundMiB} MiB`,
       ok: memoryRows.every((r) => mib(r.heapEnd - r.heapAfterWarmup) <= options.heapBoundMiB),
-      detail: memoryRows.map((r) => `${r.process} ${mib(r.heapEnd - r.heapAfterWarmup) >= 0 ? "+" : ""}${mib(r.heapEnd - r.heapAfterWarmup).toFixed(1)} MiB`).join(", "),
+      detail: memoryRows
+        .map(
+          (r) =>
+            `${r.process} ${mib(r.heapEnd - r.heapAfterWarmup) >= 0 ? "+" : ""}${mib(r.heapEnd - r.heapAfterWarmup).toFixed(1)} MiB`,
+        )
+        .join(", "),
     },
   ];
-  return { options: { ...options, warmupSeconds }, elapsedSeconds, rows: [...rows.values()], memory: memoryRows, checks, ok: checks.every((c) => c.ok) };
+  return {
+    options: { ...options, warmupSeconds },
+    elapsedSeconds,
+    rows: [...rows.values()],
+    memory: memoryRows,
+    checks,
+    ok: checks.every((c) => c.ok),
+  };
 }
 
 /** Seconds between memory samples: about ten samples per run, at least one second apart. */
@@ -408,7 +521,10 @@ async function both(processes: Record<"stub" | "gateway", ChildProcess>) {
   return { stub, gateway };
 }
 
-type ClusterSeen = { machines?: { id: string; priceHr?: { value: string } }[]; totalMachinePriceHr?: { value: string } };
+type ClusterSeen = {
+  machines?: { id: string; priceHr?: { value: string } }[];
+  totalMachinePriceHr?: { value: string };
+};
 
 /** A cluster as search shows it to a user who may access its project. */
 async function clusterAsSearched(url: string, projectId: string, clusterId: string): Promise<ClusterSeen> {
@@ -423,9 +539,16 @@ async function machineAsSearched(url: string, projectId: string, id: string, clu
 /** A machine as a PATCH that sets its own state again answers with it. */
 async function machineAsPatched(url: string, projectId: string, id: string): Promise<unknown> {
   const reader = facts.readerOf(projectId) ?? "alice";
-  const current = (await machineAsSearched(url, projectId, id, facts.machine(projectId, id)?.clusterId ?? "")) as { state?: string; powerState?: string } | undefined;
+  const current = (await machineAsSearched(url, projectId, id, facts.machine(projectId, id)?.clusterId ?? "")) as
+    | { state?: string; powerState?: string }
+    | undefined;
   const body = current?.state ? { state: current.state } : { powerState: current?.powerState ?? "ON" };
-  const answer = await send(url, { method: "PATCH", path: `/v1/projects/${projectId}/cluster-machines/${id}`, headers: { authorization: `Bearer ${userKeys[reader]}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const answer = await send(url, {
+    method: "PATCH",
+    path: `/v1/projects/${projectId}/cluster-machines/${id}`,
+    headers: { authorization: `Bearer ${userKeys[reader]}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return answer.json;
 }
 
@@ -440,14 +563,22 @@ export function formatReport(report: SoakReport): string {
     "| target | operation | requests | req/s | statuses | p50 ms | p99 ms |",
     "|---|---|---:|---:|---|---:|---:|",
   ];
-  const sortedRows = [...report.rows].sort((a, b) => a.via.localeCompare(b.via) || a.operation.localeCompare(b.operation));
+  const sortedRows = [...report.rows].sort(
+    (a, b) => a.via.localeCompare(b.via) || a.operation.localeCompare(b.operation),
+  );
   for (const r of sortedRows) {
     const sorted = [...r.latenciesMs].sort((a, b) => a - b);
-    const statuses = Object.entries(r.statuses).map(([s, n]) => `${s}: ${n}`).join(", ");
-    lines.push(`| ${r.via} | ${r.operation} | ${r.requests} | ${Math.round(r.requests / report.elapsedSeconds)} | ${statuses} | ${percentile(sorted, 50).toFixed(1)} | ${percentile(sorted, 99).toFixed(1)} |`);
+    const statuses = Object.entries(r.statuses)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(", ");
+    lines.push(
+      `| ${r.via} | ${r.operation} | ${r.requests} | ${Math.round(r.requests / report.elapsedSeconds)} | ${statuses} | ${percentile(sorted, 50).toFixed(1)} | ${percentile(sorted, 99).toFixed(1)} |`,
+    );
   }
   const all = report.rows.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
-  lines.push(`| all | all | ${all.length} | ${Math.round(all.length / report.elapsedSeconds)} | | ${percentile(all, 50).toFixed(1)} | ${percentile(all, 99).toFixed(1)} |`);
+  lines.push(
+    `| all | all | ${all.length} | ${Math.round(all.length / report.elapsedSeconds)} | | ${percentile(all, 50).toFixed(1)} | ${percentile(all, 99).toFixed(1)} |`,
+  );
   const signed = (b: number) => `${b >= 0 ? "+" : ""}${mib(b)}`;
   lines.push(
     "",
@@ -457,10 +588,15 @@ export function formatReport(report: SoakReport): string {
     "|---|---:|---:|---:|---:|---:|---:|",
   );
   for (const m of report.memory) {
-    lines.push(`| ${m.process} | ${mib(m.start)} | ${mib(m.afterWarmup)} | ${mib(m.end)} | ${signed(m.end - m.afterWarmup)} | ${mib(m.heapAfterWarmup)} → ${mib(m.heapEnd)} | ${mib(m.externalAfterWarmup)} → ${mib(m.externalEnd)} |`);
+    lines.push(
+      `| ${m.process} | ${mib(m.start)} | ${mib(m.afterWarmup)} | ${mib(m.end)} | ${signed(m.end - m.afterWarmup)} | ${mib(m.heapAfterWarmup)} → ${mib(m.heapEnd)} | ${mib(m.externalAfterWarmup)} → ${mib(m.externalEnd)} |`,
+    );
   }
   lines.push("");
-  for (const m of report.memory) lines.push(`RSS of the ${m.process} every ${sampleEverySeconds(options.seconds)} s: ${m.samples.map((b) => Math.round(b / 2 ** 20)).join(" ")} MiB`);
+  for (const m of report.memory)
+    lines.push(
+      `RSS of the ${m.process} every ${sampleEverySeconds(options.seconds)} s: ${m.samples.map((b) => Math.round(b / 2 ** 20)).join(" ")} MiB`,
+    );
   lines.push("");
   for (const c of report.checks) lines.push(`${c.ok ? "PASS" : "FAIL"} ${c.name}: ${c.detail}`);
   return lines.join("\n");

@@ -7,10 +7,10 @@
  * when a documented pair was never seen.
  */
 import type { Server } from "node:http";
-import { createComputeClient, normalizeDecimal, type ComputeClient } from "@compute-api/client";
+import { type ComputeClient, createComputeClient, normalizeDecimal } from "@compute-api/client";
 import { createLogger } from "@compute-api/contract";
 import { createGateway, type Gateway } from "@compute-api/gateway";
-import { builtinFixtures, startServer, type RunningStub } from "@compute-api/stub-server";
+import { builtinFixtures, type RunningStub, startServer } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations, problems, recordingFetch, seen } from "./recorder.js";
 
@@ -29,7 +29,13 @@ export interface SuiteOptions {
 export function contractSuite(target: Target, { compress = false }: SuiteOptions = {}): void {
   const fixtures = builtinFixtures();
   type UserId = "alice" | "bob" | "carol" | "dave" | "erin";
-  const keys: Record<UserId, string> = { alice: "cak_contract-alice", bob: "cak_contract-bob", carol: "cak_contract-carol", dave: "cak_contract-dave", erin: "cak_contract-erin" };
+  const keys: Record<UserId, string> = {
+    alice: "cak_contract-alice",
+    bob: "cak_contract-bob",
+    carol: "cak_contract-carol",
+    dave: "cak_contract-dave",
+    erin: "cak_contract-erin",
+  };
 
   let stub: RunningStub;
   /** With the gateway: a second stub that drops every connection, and a gateway in front of it (502). */
@@ -48,11 +54,16 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
     return response;
   };
   /** A client with the key, sending to the target (or to `url`). */
-  const clientFor = (apiKey: string, url = baseUrl): ComputeClient => createComputeClient({ baseUrl: url, apiKey, fetch: compress ? compressingFetch : recordingFetch, retry: false });
+  const clientFor = (apiKey: string, url = baseUrl): ComputeClient =>
+    createComputeClient({ baseUrl: url, apiKey, fetch: compress ? compressingFetch : recordingFetch, retry: false });
 
   /** A gateway in front of the upstream, listening on an ephemeral port; resolves with its URL. */
   async function gatewayFor(upstream: string): Promise<string> {
-    const app = await createGateway({ upstream, timeoutMs: gatewayTimeoutMs, logger: createLogger({ level: "silent" }) });
+    const app = await createGateway({
+      upstream,
+      timeoutMs: gatewayTimeoutMs,
+      logger: createLogger({ level: "silent" }),
+    });
     const server = app.app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     const { port } = server.address() as { port: number };
@@ -80,9 +91,14 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
     await stub?.close();
   });
 
-  const search = (client: ComputeClient, query: string) => client.GET("/v1/resources/search", { params: { query: { query } } });
-  const patch = (client: ComputeClient, projectId: string, id: string, body: Parameters<ComputeClient["PATCH"]>[1]["body"]) =>
-    client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", { params: { path: { projectId, id } }, body });
+  const search = (client: ComputeClient, query: string) =>
+    client.GET("/v1/resources/search", { params: { query: { query } } });
+  const patch = (
+    client: ComputeClient,
+    projectId: string,
+    id: string,
+    body: Parameters<ComputeClient["PATCH"]>[1]["body"],
+  ) => client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", { params: { path: { projectId, id } }, body });
 
   /** The cluster as the user's search shows it. */
   async function cluster(client: ComputeClient, id: string) {
@@ -93,16 +109,28 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
 
   describe("updateClusterMachine", () => {
     it("200: the whole machine, stored normalized", async () => {
-      const { data, response } = await patch(clients.alice, "proj-alpha", "cm-alpha-01", { powerState: "POWERING_ON", priceHr: { value: "+.5E0" } });
+      const { data, response } = await patch(clients.alice, "proj-alpha", "cm-alpha-01", {
+        powerState: "POWERING_ON",
+        priceHr: { value: "+.5E0" },
+      });
       expect(response.status).toBe(200);
-      expect(data).toMatchObject({ id: "cm-alpha-01", projectId: "proj-alpha", powerState: "POWERING_ON", priceHr: { value: "0.5" } });
+      expect(data).toMatchObject({
+        id: "cm-alpha-01",
+        projectId: "proj-alpha",
+        powerState: "POWERING_ON",
+        priceHr: { value: "0.5" },
+      });
       expect(data?.priceHr?.value).toBe(normalizeDecimal("+.5E0"));
     });
 
     it("400: a volume of another project, named by index", async () => {
-      const { error, response } = await patch(clients.alice, "proj-alpha", "cm-alpha-01", { volumeIds: ["vol-alpha-data", "vol-gamma-results"] });
+      const { error, response } = await patch(clients.alice, "proj-alpha", "cm-alpha-01", {
+        volumeIds: ["vol-alpha-data", "vol-gamma-results"],
+      });
       expect(response.status).toBe(400);
-      expect(error?.details).toContainEqual(expect.objectContaining({ fieldViolations: [expect.objectContaining({ field: "volumeIds[1]" })] }));
+      expect(error?.details).toContainEqual(
+        expect.objectContaining({ fieldViolations: [expect.objectContaining({ field: "volumeIds[1]" })] }),
+      );
     });
 
     it("401: an unknown key", async () => {
@@ -123,7 +151,9 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
     });
 
     it("413: a body over 1 MiB", async () => {
-      const { response } = await patch(clients.alice, "proj-alpha", "cm-alpha-01", { volumeIds: Array.from({ length: 100_000 }, (_, i) => `vol-${i}-padding`) });
+      const { response } = await patch(clients.alice, "proj-alpha", "cm-alpha-01", {
+        volumeIds: Array.from({ length: 100_000 }, (_, i) => `vol-${i}-padding`),
+      });
       expect(response.status).toBe(413);
     });
 
@@ -154,7 +184,11 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
         clientFor("cak_nobody").POST("/v1/api-keys", { body: { apikeyId: "nobody-key" } }),
         clients.dave.POST("/v1/api-keys", { body: { apikeyId: "dave-key" } }),
         clients.alice.POST("/v1/api-keys", { body: { apikeyId: "x".repeat(1024 * 1024) } }),
-        clients.alice.POST("/v1/api-keys", { body: { apikeyId: "text-key" }, bodySerializer: () => "text-key", headers: { "Content-Type": "text/plain" } }),
+        clients.alice.POST("/v1/api-keys", {
+          body: { apikeyId: "text-key" },
+          bodySerializer: () => "text-key",
+          headers: { "Content-Type": "text/plain" },
+        }),
       ]).then((results) => results.map((r) => r.response.status));
       expect(statuses).toEqual([400, 401, 403, 413, 415]);
     });
@@ -163,7 +197,9 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
   describe("searchResources", () => {
     it("200: typed results, best first", async () => {
       const { data } = await search(clients.alice, "train type:cluster");
-      expect(data?.results.map((r) => [r.resourceType, r.resourceName, r.score])).toEqual([["cluster", "projects/proj-alpha/clusters/cl-train-01", 60]]);
+      expect(data?.results.map((r) => [r.resourceType, r.resourceName, r.score])).toEqual([
+        ["cluster", "projects/proj-alpha/clusters/cl-train-01", 60],
+      ]);
     });
 
     it("400 and 401", async () => {
@@ -179,7 +215,11 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
       const before = await cluster(bob, "cl-batch-01");
       expect(before?.machines?.map((m) => m.id)).toEqual(["cm-beta-01", "cm-beta-02"]);
 
-      const { data: machine } = await patch(bob, "proj-beta", "cm-beta-01", { powerState: "ON", priceHr: { value: "1.15" }, volumeIds: [] });
+      const { data: machine } = await patch(bob, "proj-beta", "cm-beta-01", {
+        powerState: "ON",
+        priceHr: { value: "1.15" },
+        volumeIds: [],
+      });
       const after = await cluster(bob, "cl-batch-01");
       expect(after?.machines?.[0]).toEqual(machine);
       expect(after?.machines?.[1]).toEqual(before?.machines?.[1]);
@@ -192,10 +232,14 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
     it("each user sees and changes only what that user may access", async () => {
       for (const user of Object.keys(keys) as UserId[]) {
         const access = fixtures.users.find((u) => u.id === user);
-        const allowed = new Set([...(access?.projectIds ?? []).map((p) => `projects/${p}`), ...(access?.billingAccountIds ?? []).map((b) => `billingAccounts/${b}`)]);
+        const allowed = new Set([
+          ...(access?.projectIds ?? []).map((p) => `projects/${p}`),
+          ...(access?.billingAccountIds ?? []).map((b) => `billingAccounts/${b}`),
+        ]);
         for (const query of ["type:project", "type:billingAccount", "type:cluster", "type:volume", "a"]) {
           const { data } = await search(clients[user], query);
-          for (const r of data?.results ?? []) expect(allowed, `${user}: ${r.resourceName}`).toContain(r.resourceName.split("/").slice(0, 2).join("/"));
+          for (const r of data?.results ?? [])
+            expect(allowed, `${user}: ${r.resourceName}`).toContain(r.resourceName.split("/").slice(0, 2).join("/"));
         }
       }
       expect((await patch(clients.bob, "proj-gamma", "cm-gamma-01", { state: "ACTIVE" })).response.status).toBe(200);
@@ -205,7 +249,9 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
     it("a key created by a user acts only for that user", async () => {
       const created = await clients.carol.POST("/v1/api-keys", { body: { apikeyId: "carol-second" } });
       const carol = clientFor(created.data?.key ?? "");
-      expect((await search(carol, "type:project")).data?.results.map((r) => r.resourceName)).toEqual(["projects/proj-gamma"]);
+      expect((await search(carol, "type:project")).data?.results.map((r) => r.resourceName)).toEqual([
+        "projects/proj-gamma",
+      ]);
       expect((await patch(carol, "proj-alpha", "cm-alpha-01", { state: "ACTIVE" })).response.status).toBe(403);
     });
   });
@@ -214,23 +260,50 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
     type Call = (client: ComputeClient, prefer?: string) => Promise<{ response: Response }>;
     let keyNumber = 0;
     const calls: [string, Call][] = [
-      ["updateClusterMachine", (client, prefer) => client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", { params: { path: { projectId: "proj-alpha", id: "cm-alpha-01" } }, body: { state: "ACTIVE" }, ...(prefer ? { headers: { Prefer: prefer } } : {}) })],
-      ["createApiKey", (client, prefer) => client.POST("/v1/api-keys", { body: { apikeyId: `failure-${keyNumber++}` }, ...(prefer ? { headers: { Prefer: prefer } } : {}) })],
-      ["searchResources", (client, prefer) => client.GET("/v1/resources/search", { params: { query: { query: "alpha" } }, ...(prefer ? { headers: { Prefer: prefer } } : {}) })],
+      [
+        "updateClusterMachine",
+        (client, prefer) =>
+          client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", {
+            params: { path: { projectId: "proj-alpha", id: "cm-alpha-01" } },
+            body: { state: "ACTIVE" },
+            ...(prefer ? { headers: { Prefer: prefer } } : {}),
+          }),
+      ],
+      [
+        "createApiKey",
+        (client, prefer) =>
+          client.POST("/v1/api-keys", {
+            body: { apikeyId: `failure-${keyNumber++}` },
+            ...(prefer ? { headers: { Prefer: prefer } } : {}),
+          }),
+      ],
+      [
+        "searchResources",
+        (client, prefer) =>
+          client.GET("/v1/resources/search", {
+            params: { query: { query: "alpha" } },
+            ...(prefer ? { headers: { Prefer: prefer } } : {}),
+          }),
+      ],
     ];
 
-    it.each(calls)("%s: 429, 500 and 503 as the stub is asked (Prefer), with Retry-After on 429 and 503, and nothing changed", async (_name, call) => {
-      const before = await cluster(clients.alice, "cl-train-01");
-      for (const status of [429, 500, 503]) {
-        const { response } = await call(clients.alice, `code=${status}`);
-        expect(response.status).toBe(status);
-        if (status !== 500) expect(response.headers.get("retry-after")).toBe("1");
-      }
-      expect(await cluster(clients.alice, "cl-train-01")).toEqual(before);
-    });
+    it.each(calls)(
+      "%s: 429, 500 and 503 as the stub is asked (Prefer), with Retry-After on 429 and 503, and nothing changed",
+      async (_name, call) => {
+        const before = await cluster(clients.alice, "cl-train-01");
+        for (const status of [429, 500, 503]) {
+          const { response } = await call(clients.alice, `code=${status}`);
+          expect(response.status).toBe(status);
+          if (status !== 500) expect(response.headers.get("retry-after")).toBe("1");
+        }
+        expect(await cluster(clients.alice, "cl-train-01")).toEqual(before);
+      },
+    );
 
     it.each(calls)(
-      target === "gateway" ? "%s: 502 from the gateway when its stub drops the connection" : "%s: 502 as the stub is asked (Prefer)",
+      target === "gateway"
+        ? "%s: 502 from the gateway when its stub drops the connection"
+        : "%s: 502 as the stub is asked (Prefer)",
       async (_name, call) => {
         const client = droppingUrl ? clientFor(keys.alice, droppingUrl) : clients.alice;
         const { response } = await call(client, droppingUrl ? undefined : "code=502");
@@ -239,10 +312,15 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
     );
 
     it.each(calls)(
-      target === "gateway" ? "%s: 504 from the gateway when its stub is slower than the gateway's timeout" : "%s: 504 as the stub is asked (Prefer)",
+      target === "gateway"
+        ? "%s: 504 from the gateway when its stub is slower than the gateway's timeout"
+        : "%s: 504 as the stub is asked (Prefer)",
       async (_name, call) => {
         // Through the gateway the stub waits past the timeout, then refuses (503), so nothing changes after the 504.
-        const { response } = await call(clients.alice, target === "gateway" ? `latency=${gatewayTimeoutMs + 500}, code=503` : "code=504");
+        const { response } = await call(
+          clients.alice,
+          target === "gateway" ? `latency=${gatewayTimeoutMs + 500}, code=503` : "code=504",
+        );
         expect(response.status).toBe(504);
       },
     );
@@ -267,7 +345,9 @@ export function contractSuite(target: Target, { compress = false }: SuiteOptions
     }
 
     it("every documented (operation, status) pair was exercised, with no exception", () => {
-      const missing = operations.flatMap((op) => op.statuses.map((status) => `${op.operationId} ${status}`).filter((pair) => !seen.has(pair)));
+      const missing = operations.flatMap((op) =>
+        op.statuses.map((status) => `${op.operationId} ${status}`).filter((pair) => !seen.has(pair)),
+      );
       expect(missing).toEqual([]);
     });
   });

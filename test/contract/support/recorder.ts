@@ -49,8 +49,12 @@ export async function recordingFetch(request: Request): Promise<Response> {
     return response;
   }
   seen.add(`${op.operationId} ${response.status}`);
-  if (!op.statuses.includes(String(response.status))) problems.push(`${where}: status not documented for ${op.operationId}`);
-  const body: unknown = await response.clone().json().catch(() => undefined);
+  if (!op.statuses.includes(String(response.status)))
+    problems.push(`${where}: status not documented for ${op.operationId}`);
+  const body: unknown = await response
+    .clone()
+    .json()
+    .catch(() => undefined);
   const errors = validator.validate(schemaPointer(op, response.status), body);
   if (errors.length > 0) problems.push(`${where}: ${errors.map((e) => `${e.instancePath} ${e.message}`).join("; ")}`);
   if (response.status !== 200 && (body as { code?: unknown } | undefined)?.code !== response.status) {

@@ -10,7 +10,8 @@ const originals = new WeakMap<Request, Request>();
  * `TimeoutError` of `AbortSignal.timeout`. A `signal` the caller passes still aborts the call too.
  */
 export function timeout(ms: number): Middleware {
-  if (!(ms > 0) || !Number.isFinite(ms)) throw new RangeError("compute-api client: timeoutMs must be a positive number");
+  if (!(ms > 0) || !Number.isFinite(ms))
+    throw new RangeError("compute-api client: timeoutMs must be a positive number");
   return {
     onRequest({ request }) {
       // Not AbortSignal.any: Node 20 holds its sources weakly, and a timeout signal that nothing listens to can be

@@ -47,7 +47,10 @@ describe("auth middleware", () => {
     const { fetch, sent } = fakeFetch(failure(503), json(200, { results: [] }));
     const client = createComputeClient({ baseUrl, apiKey, fetch, retry: { baseDelayMs: 1 } });
     await client.GET("/v1/resources/search", search);
-    expect(sent.map((request) => request.headers.get("Authorization"))).toEqual([`Bearer ${apiKey}`, `Bearer ${apiKey}`]);
+    expect(sent.map((request) => request.headers.get("Authorization"))).toEqual([
+      `Bearer ${apiKey}`,
+      `Bearer ${apiKey}`,
+    ]);
   });
 });
 

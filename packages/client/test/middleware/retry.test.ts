@@ -120,7 +120,9 @@ describe("retry middleware", () => {
   test("a malformed RetryInfo or Retry-After is ignored in favour of the backoff", async () => {
     const { client, waits } = setUp(
       { baseDelayMs: 100 },
-      failure(503, [retryInfo("soon"), { "@type": "type.googleapis.com/google.rpc.RetryInfo" }], { "Retry-After": "later" }),
+      failure(503, [retryInfo("soon"), { "@type": "type.googleapis.com/google.rpc.RetryInfo" }], {
+        "Retry-After": "later",
+      }),
       ok,
     );
     await settle(client.GET("/v1/resources/search", search));

@@ -52,7 +52,9 @@ describe("timeout middleware", () => {
     // Regression: the timeout's copy of the request did not keep the original alive, and the original's link to
     // the caller's signal is weak, so after a collection the caller's abort was silently lost.
     const script = fileURLToPath(new URL("../support/abort-after-gc.ts", import.meta.url));
-    await expect(promisify(execFile)(process.execPath, ["--expose-gc", "--import", "tsx", script])).resolves.toBeDefined();
+    await expect(
+      promisify(execFile)(process.execPath, ["--expose-gc", "--import", "tsx", script]),
+    ).resolves.toBeDefined();
   });
 
   test("the time covers retries and their waits: a long Retry-After runs into the timeout", async () => {

@@ -16,7 +16,8 @@ export type Answer = (request: Request) => Response | Promise<Response>;
 
 /** A JSON answer with the given status, body and extra headers. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
-  return () => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+  return () =>
+    new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 }
 
 /** An ErrorBody answer, as every failure of the service looks. */
@@ -48,7 +49,10 @@ export const never: Answer = (request) =>
   });
 
 /** A fetch answering the n-th request with the n-th answer (the last one repeats), recording every request. */
-export function fakeFetch(...answers: Answer[]): { fetch: (request: Request) => Promise<Response>; sent: SentRequest[] } {
+export function fakeFetch(...answers: Answer[]): {
+  fetch: (request: Request) => Promise<Response>;
+  sent: SentRequest[];
+} {
   const sent: SentRequest[] = [];
   const fetch = async (request: Request): Promise<Response> => {
     const answer = answers[Math.min(sent.length, answers.length - 1)];
@@ -70,7 +74,13 @@ export function fakeFetch(...answers: Answer[]): { fetch: (request: Request) => 
 export function exposedText(thrown: unknown): string {
   if (!(thrown instanceof Error)) return JSON.stringify(thrown) ?? String(thrown);
   const fields = Object.fromEntries(Object.entries(thrown));
-  return [thrown.name, thrown.message, thrown.stack ?? "", JSON.stringify(fields), exposedText(thrown.cause ?? "")].join("\n");
+  return [
+    thrown.name,
+    thrown.message,
+    thrown.stack ?? "",
+    JSON.stringify(fields),
+    exposedText(thrown.cause ?? ""),
+  ].join("\n");
 }
 
 /** What `run` throws, or undefined when it returns. */

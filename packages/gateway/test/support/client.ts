@@ -17,13 +17,23 @@ export function send(
   return new Promise((resolve, reject) => {
     const headers = { ...options.headers };
     // node:http sends a GET or DELETE body unframed unless told its length.
-    if (options.body !== undefined && !Object.keys(headers).some((h) => /^(content-length|transfer-encoding)$/i.test(h))) {
+    if (
+      options.body !== undefined &&
+      !Object.keys(headers).some((h) => /^(content-length|transfer-encoding)$/i.test(h))
+    ) {
       headers["content-length"] = String(Buffer.byteLength(options.body));
     }
     const req = request(base + options.path, { method: options.method ?? "GET", headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          rawHeaders: res.rawHeaders,
+          body: Buffer.concat(chunks),
+        }),
+      );
       res.on("error", reject);
     });
     req.on("error", reject);

@@ -3,7 +3,7 @@ import { loadSpec } from "@compute-api/contract";
 
 /** The value of a named example of the spec, such as `UpdateClusterMachineResponse`. */
 export function example(name: string): unknown {
-  const examples = loadSpec().components["examples"] as Record<string, { value: unknown }>;
+  const examples = loadSpec().components.examples as Record<string, { value: unknown }>;
   const found = examples[name];
   if (!found) throw new Error(`the spec has no example ${name}`);
   return structuredClone(found.value);

@@ -55,7 +55,13 @@ export async function testUpstream(): Promise<TestUpstream> {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const received: Received = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) };
+      const received: Received = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        body: Buffer.concat(chunks),
+      };
       upstream?.received.push(received);
       res.on("close", () => {
         if (!res.writableFinished) upstream?.aborted.push(received);
@@ -63,7 +69,11 @@ export async function testUpstream(): Promise<TestUpstream> {
       upstream?.answer(received, res);
     });
   });
-  upstream = Object.assign(listening, { received: [], aborted: [], answer: (_req: Received, res: ServerResponse) => json(res, 200, {}) });
+  upstream = Object.assign(listening, {
+    received: [],
+    aborted: [],
+    answer: (_req: Received, res: ServerResponse) => json(res, 200, {}),
+  });
   return upstream;
 }
 
@@ -124,7 +134,11 @@ export function gatewaysByMode(options: Omit<GatewayOptions, "upstream" | "respo
   const servers = { gateways: new Map() } as GatewaysByMode;
   beforeAll(async () => {
     servers.upstream = await testUpstream();
-    for (const mode of modes) servers.gateways.set(mode, await testGateway({ upstream: servers.upstream.url, responseValidation: mode, ...options }));
+    for (const mode of modes)
+      servers.gateways.set(
+        mode,
+        await testGateway({ upstream: servers.upstream.url, responseValidation: mode, ...options }),
+      );
   });
   afterAll(async () => {
     for (const gateway of servers.gateways.values()) await gateway.close();

@@ -1,6 +1,7 @@
 /** Who each request acts for: set by the validator's authenticate hook, read by the handlers. */
-import type { Request } from "express";
+
 import { ApiError } from "@compute-api/contract";
+import type { Request } from "express";
 import type { User } from "../store/store.js";
 
 /** The users of authenticated requests (weakly held: an entry goes with its request). */

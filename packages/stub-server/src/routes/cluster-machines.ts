@@ -1,6 +1,7 @@
 /** The "Cluster machines" tag: updateClusterMachine. */
-import { Router } from "express";
+
 import type { operations } from "@compute-api/spec/types";
+import { Router } from "express";
 import type { Store } from "../store/store.js";
 import type { ResponseBody } from "../types.js";
 import type { Callers } from "./callers.js";

@@ -11,7 +11,13 @@ import { sumDecimals } from "./decimal-sum.js";
 export type ClusterTotals = Required<
   Pick<
     Cluster,
-    "machineCount" | "totalCpuCores" | "totalMemoryGib" | "totalGpus" | "totalDiskSizeGib" | "totalMachinePriceHr" | "totalPriceHr"
+    | "machineCount"
+    | "totalCpuCores"
+    | "totalMemoryGib"
+    | "totalGpus"
+    | "totalDiskSizeGib"
+    | "totalMachinePriceHr"
+    | "totalPriceHr"
   >
 >;
 
@@ -25,7 +31,8 @@ export function clusterTotals(machines: readonly ClusterMachine[]): ClusterTotal
     return total;
   };
   const price = sumDecimals(machines.flatMap((m) => (m.priceHr ? [m.priceHr.value] : [])));
-  if (price === undefined) throw new RangeError("the sum of the machines' priceHr cannot be written in a Decimal of 64 characters");
+  if (price === undefined)
+    throw new RangeError("the sum of the machines' priceHr cannot be written in a Decimal of 64 characters");
   return {
     machineCount: machines.length,
     totalCpuCores: sum("cpuCores"),

@@ -71,7 +71,10 @@ export class SearchDictionary {
         const gram = trigramAt(value, i);
         if (gram < 0) continue;
         let ids = this.trigrams.get(gram);
-        if (!ids) this.trigrams.set(gram, (ids = []));
+        if (!ids) {
+          ids = [];
+          this.trigrams.set(gram, ids);
+        }
         if (ids[ids.length - 1] !== id) ids.push(id);
       }
     }
@@ -100,7 +103,13 @@ export class SearchDictionary {
    * highest score of how a value matched (exact, prefix or substring). Ranks whose `best` was 0 are appended to
    * `touched` from `count` on; returns the new count. (Plain loops over typed arrays: this runs per search.)
    */
-  score(term: string, [exactScore, prefixScore, substringScore]: MatchScores, best: Uint8Array, touched: Int32Array, count: number): number {
+  score(
+    term: string,
+    [exactScore, prefixScore, substringScore]: MatchScores,
+    best: Uint8Array,
+    touched: Int32Array,
+    count: number,
+  ): number {
     const exact = this.ids.get(term);
     if (exact !== undefined) count = this.mark(exact, exactScore, best, touched, count);
     const candidates = this.selectiveTrigram(term);
@@ -126,7 +135,8 @@ export class SearchDictionary {
           else hi = mid - 1;
         }
         // The exact value was scored above; a hit at the start of a value is its leftmost, so it is a prefix.
-        if (first + lo !== exact) count = this.mark(first + lo, at === starts[lo] ? prefixScore : substringScore, best, touched, count);
+        if (first + lo !== exact)
+          count = this.mark(first + lo, at === starts[lo] ? prefixScore : substringScore, best, touched, count);
         if (lo === last) break;
         lo++;
         at = text.indexOf(term, starts[lo]);

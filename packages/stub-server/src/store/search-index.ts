@@ -5,9 +5,10 @@
  * are then collected in rank order, so each score needs only its first `limit` entries.
  * @see openapi/paths/v1_resources_search.yaml
  */
-import type { ResourceType } from "../types.js";
+
 import { compareCodePoints } from "@compute-api/contract";
-import { SearchDictionary, type MatchScores } from "./search-dictionary.js";
+import type { ResourceType } from "../types.js";
+import { type MatchScores, SearchDictionary } from "./search-dictionary.js";
 
 /** Largest number of results of one search. */
 export const maxResults = 100;
@@ -57,7 +58,8 @@ function searchText(r: SearchResource): Pick<SearchEntry, "primary" | "other"> {
   for (const [key, value] of Object.entries(r.resource)) {
     const target = key === "id" || key === nameField ? primary : other;
     if (typeof value === "string") target.add(value.toLowerCase());
-    else if (Array.isArray(value)) for (const item of value) if (typeof item === "string") target.add(item.toLowerCase());
+    else if (Array.isArray(value))
+      for (const item of value) if (typeof item === "string") target.add(item.toLowerCase());
   }
   return { primary, other };
 }
@@ -127,7 +129,12 @@ export class SearchIndex {
     const n = this.entries.length;
     // Scratch arrays with a slot per entry, shared by all searches (each runs to its end synchronously) and
     // zeroed after each: allocating them per search would keep the collector busy with a large index.
-    this.scratch ??= { best: new Uint8Array(n), sums: new Uint16Array(n), matched: new Uint8Array(n), touched: new Int32Array(n) };
+    this.scratch ??= {
+      best: new Uint8Array(n),
+      sums: new Uint16Array(n),
+      matched: new Uint8Array(n),
+      touched: new Int32Array(n),
+    };
     const { best, sums, matched, touched } = this.scratch;
     try {
       for (const term of terms) {

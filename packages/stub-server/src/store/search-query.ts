@@ -7,9 +7,9 @@ import type { ResourceType } from "../types.js";
 
 /** Every search resource type, by its lowercased name. */
 export const resourceTypes: ReadonlyMap<string, ResourceType> = new Map(
-  (["billingAccount", "cluster", "disk", "image", "machine", "network", "project", "virtualMachine", "volume"] as const).map(
-    (t) => [t.toLowerCase(), t],
-  ),
+  (
+    ["billingAccount", "cluster", "disk", "image", "machine", "network", "project", "virtualMachine", "volume"] as const
+  ).map((t) => [t.toLowerCase(), t]),
 );
 
 /** A query taken apart: lowercased terms that must all match, and the type it is narrowed to. */
@@ -36,7 +36,10 @@ export function parseSearchQuery(query: string): SearchQuery {
   const [name] = types;
   const type = name === undefined ? undefined : resourceTypes.get(name);
   if (name !== undefined && type === undefined) {
-    throw violation(`names an unknown resource type; use one of ${[...resourceTypes.values()].join(", ")}`, "type-unknown");
+    throw violation(
+      `names an unknown resource type; use one of ${[...resourceTypes.values()].join(", ")}`,
+      "type-unknown",
+    );
   }
   return { terms, type };
 }

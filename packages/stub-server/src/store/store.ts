@@ -2,14 +2,15 @@
  * The stub's state: users and their API keys, the resources, and the search index over them. Every operation
  * of the spec is a method here; HTTP is the routes' business. A method that fails changes nothing.
  */
-import { ApiError, errorInfoDetail, invalidRequest, type FieldViolation } from "@compute-api/contract";
+
 import { normalizeDecimal } from "@compute-api/client";
+import { ApiError, errorInfoDetail, type FieldViolation, invalidRequest } from "@compute-api/contract";
 import {
-  projectCollections,
   type Cluster,
   type ClusterMachine,
   type Fixtures,
   type ProjectCollection,
+  projectCollections,
   type ResponseBody,
   type SearchResult,
   type UpdateClusterMachineRequest,
@@ -17,7 +18,7 @@ import {
 import { hashApiKey, newApiKey } from "./api-keys.js";
 import { clusterTotals } from "./cluster-totals.js";
 import { maxDecimalLength } from "./decimal-sum.js";
-import { SearchIndex, type SearchEntry } from "./search-index.js";
+import { type SearchEntry, SearchIndex } from "./search-index.js";
 import { parseSearchQuery } from "./search-query.js";
 
 /** Who a request acts for. */
@@ -62,7 +63,12 @@ export class Store {
 
     const resources: Pick<SearchEntry, "resourceType" | "resourceName" | "access" | "resource">[] = [];
     for (const b of fixtures.billingAccounts ?? []) {
-      resources.push({ resourceType: "billingAccount", resourceName: `billingAccounts/${b.id}`, access: `b:${b.id}`, resource: b });
+      resources.push({
+        resourceType: "billingAccount",
+        resourceName: `billingAccounts/${b.id}`,
+        access: `b:${b.id}`,
+        resource: b,
+      });
     }
     const counts = new Map<string, number>();
     for (const collection of Object.keys(projectCollections) as ProjectCollection[]) {
@@ -83,7 +89,8 @@ export class Store {
     for (const cluster of fixtures.clusters ?? []) {
       cluster.machines ??= [];
       Object.assign(cluster, clusterTotals(cluster.machines));
-      for (const machine of cluster.machines) this.clusterMachines.set(key(machine.projectId, machine.id), { machine, cluster });
+      for (const machine of cluster.machines)
+        this.clusterMachines.set(key(machine.projectId, machine.id), { machine, cluster });
     }
     for (const v of fixtures.volumes ?? []) this.volumes.add(key(v.projectId, v.id));
     this.index = new SearchIndex(resources);
@@ -110,10 +117,14 @@ export class Store {
   /** createApiKey: a new key for the user, with the user's access. */
   createApiKey(user: User, apikeyId: string): ResponseBody<"createApiKey"> {
     if (!user.canCreateApiKeys) {
-      throw new ApiError(403, "permission denied: this user may not create API keys", [errorInfoDetail("PERMISSION_DENIED")]);
+      throw new ApiError(403, "permission denied: this user may not create API keys", [
+        errorInfoDetail("PERMISSION_DENIED"),
+      ]);
     }
     if (user.keys.has(apikeyId)) {
-      throw new ApiError(409, `API key '${apikeyId}' already exists`, [errorInfoDetail("ALREADY_EXISTS", { apikeyId })]);
+      throw new ApiError(409, `API key '${apikeyId}' already exists`, [
+        errorInfoDetail("ALREADY_EXISTS", { apikeyId }),
+      ]);
     }
     const apiKey = newApiKey();
     const createTime = new Date().toISOString();
@@ -124,11 +135,15 @@ export class Store {
   /** updateClusterMachine: sets the fields present, keeps the others, and updates the cluster and the index. */
   updateClusterMachine(user: User, projectId: string, id: string, body: UpdateClusterMachineRequest): ClusterMachine {
     if (!user.projectIds.has(projectId)) {
-      throw new ApiError(403, `permission denied on project '${projectId}'`, [errorInfoDetail("PERMISSION_DENIED", { projectId })]);
+      throw new ApiError(403, `permission denied on project '${projectId}'`, [
+        errorInfoDetail("PERMISSION_DENIED", { projectId }),
+      ]);
     }
     const found = this.clusterMachines.get(key(projectId, id));
     if (!found) {
-      throw new ApiError(404, `cluster machine '${id}' not found in project '${projectId}'`, [errorInfoDetail("NOT_FOUND")]);
+      throw new ApiError(404, `cluster machine '${id}' not found in project '${projectId}'`, [
+        errorInfoDetail("NOT_FOUND"),
+      ]);
     }
     const { machine, cluster } = found;
 
@@ -136,19 +151,35 @@ export class Store {
     const violations: FieldViolation[] = [];
     (body.volumeIds ?? []).forEach((volumeId, i) => {
       if (!this.volumes.has(key(projectId, volumeId))) {
-        violations.push({ field: `volumeIds[${i}]`, description: `no volume '${volumeId}' in project '${projectId}'`, reason: "not-found" });
+        violations.push({
+          field: `volumeIds[${i}]`,
+          description: `no volume '${volumeId}' in project '${projectId}'`,
+          reason: "not-found",
+        });
       }
     });
     const price = body.priceHr ? normalizeDecimal(body.priceHr.value) : undefined;
     let totals: ReturnType<typeof clusterTotals> | undefined;
     if (price !== undefined && price.length > maxDecimalLength) {
-      violations.push({ field: "priceHr.value", description: `is longer than ${maxDecimalLength} characters once normalized`, reason: "maxLength" });
+      violations.push({
+        field: "priceHr.value",
+        description: `is longer than ${maxDecimalLength} characters once normalized`,
+        reason: "maxLength",
+      });
     } else {
       const machines = cluster.machines ?? [];
       try {
-        totals = clusterTotals(price === undefined ? machines : machines.map((m) => (m === machine ? { ...m, priceHr: { value: price } } : m)));
+        totals = clusterTotals(
+          price === undefined
+            ? machines
+            : machines.map((m) => (m === machine ? { ...m, priceHr: { value: price } } : m)),
+        );
       } catch (error) {
-        violations.push({ field: "priceHr.value", description: `makes the cluster's totals invalid: ${(error as Error).message}`, reason: "range" });
+        violations.push({
+          field: "priceHr.value",
+          description: `makes the cluster's totals invalid: ${(error as Error).message}`,
+          reason: "range",
+        });
       }
     }
     if (violations.length > 0) throw invalidRequest(violations);
@@ -165,11 +196,18 @@ export class Store {
 
   /** searchResources: the best matches among what the user may access. */
   search(user: User, query: string): SearchResult[] {
-    if (!user.canSearch) throw new ApiError(403, "permission denied: this user may not search", [errorInfoDetail("PERMISSION_DENIED")]);
+    if (!user.canSearch)
+      throw new ApiError(403, "permission denied: this user may not search", [errorInfoDetail("PERMISSION_DENIED")]);
     const { terms, type } = parseSearchQuery(query);
-    return this.index
-      .search({ terms, type, canAccess: (access) => user.access.has(access) })
-      .map(({ entry, score }) => ({ resourceName: entry.resourceName, resourceType: entry.resourceType, score, [entry.resourceType]: entry.resource }) as SearchResult);
+    return this.index.search({ terms, type, canAccess: (access) => user.access.has(access) }).map(
+      ({ entry, score }) =>
+        ({
+          resourceName: entry.resourceName,
+          resourceType: entry.resourceType,
+          score,
+          [entry.resourceType]: entry.resource,
+        }) as SearchResult,
+    );
   }
 
   private registerKey(user: User, keyId: string, sha256: string, createTime: string): void {

@@ -1,6 +1,6 @@
 /** createApiKey against a real stub: keys that work at once with their user's access, 409 on a duplicate id. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError, json, reasons, startTestStub, violations, type TestStub, type UserId } from "../support/stub.js";
+import { expectError, json, reasons, startTestStub, type TestStub, type UserId, violations } from "../support/stub.js";
 
 let stub: TestStub;
 beforeAll(async () => {
@@ -14,13 +14,17 @@ interface Created {
   key: string;
 }
 
-const create = (apikeyId: unknown, as: UserId = "alice") => stub.call("/v1/api-keys", { ...json("POST", { apikeyId }), as });
+const create = (apikeyId: unknown, as: UserId = "alice") =>
+  stub.call("/v1/api-keys", { ...json("POST", { apikeyId }), as });
 
 /** The resource names a key may see: every project and billing account search returns. */
 async function visibleWith(key: string): Promise<string[]> {
   const names: string[] = [];
   for (const query of ["type:project", "type:billingAccount"]) {
-    const res = await stub.call(`/v1/resources/search?query=${query}`, { as: null, headers: { authorization: `Bearer ${key}` } });
+    const res = await stub.call(`/v1/resources/search?query=${query}`, {
+      as: null,
+      headers: { authorization: `Bearer ${key}` },
+    });
     const { results } = (await res.json()) as { results: { resourceName: string }[] };
     names.push(...results.map((r) => r.resourceName));
   }
@@ -50,10 +54,19 @@ describe("createApiKey", () => {
 
   it("answers 409 ALREADY_EXISTS for an id the user has, from any of the user's keys", async () => {
     const first = (await (await create("twice-key")).json()) as Created;
-    const again = await stub.call("/v1/api-keys", { ...json("POST", { apikeyId: "twice-key" }), as: null, headers: { authorization: `Bearer ${first.key}` } });
+    const again = await stub.call("/v1/api-keys", {
+      ...json("POST", { apikeyId: "twice-key" }),
+      as: null,
+      headers: { authorization: `Bearer ${first.key}` },
+    });
     const body = await expectError(again, 409);
     expect(body.details).toEqual([
-      { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "ALREADY_EXISTS", domain: "compute-api", metadata: { apikeyId: "twice-key" } },
+      {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        reason: "ALREADY_EXISTS",
+        domain: "compute-api",
+        metadata: { apikeyId: "twice-key" },
+      },
     ]);
     await expectError(await create("default"), 409);
   });

@@ -2,7 +2,16 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Cluster, ClusterMachine } from "../../src/types.js";
-import { expectError, json, reasons, startTestStub, violations, type ErrorBodyLike, type TestStub, type UserId } from "../support/stub.js";
+import {
+  type ErrorBodyLike,
+  expectError,
+  json,
+  reasons,
+  startTestStub,
+  type TestStub,
+  type UserId,
+  violations,
+} from "../support/stub.js";
 
 let stub: TestStub;
 beforeAll(async () => {
@@ -35,7 +44,12 @@ describe("updateClusterMachine", () => {
   });
 
   it("sets every field at once, as the spec's example does", async () => {
-    const body = { powerState: "POWERING_ON", state: "ACTIVE", priceHr: { value: "2.50" }, volumeIds: ["vol-alpha-data", "vol-alpha-scratch"] };
+    const body = {
+      powerState: "POWERING_ON",
+      state: "ACTIVE",
+      priceHr: { value: "2.50" },
+      volumeIds: ["vol-alpha-data", "vol-alpha-scratch"],
+    };
     const machine = (await (await patch("proj-alpha", "cm-alpha-01", body)).json()) as ClusterMachine;
     expect(machine).toMatchObject(body);
   });
@@ -51,7 +65,9 @@ describe("updateClusterMachine", () => {
     ["keeps a negative exponent", { given: "25e-1", want: "25e-1" }],
   ];
   it.each(prices)("stores priceHr normalized: %s", async (_name, { given, want }) => {
-    const machine = (await (await patch("proj-alpha", "cm-alpha-03", { priceHr: { value: given } })).json()) as ClusterMachine;
+    const machine = (await (
+      await patch("proj-alpha", "cm-alpha-03", { priceHr: { value: given } })
+    ).json()) as ClusterMachine;
     expect(machine.priceHr).toEqual({ value: want });
     expect(machineOf(await cluster("cl-infer-01"), "cm-alpha-03")?.priceHr).toEqual({ value: want });
   });
@@ -78,7 +94,9 @@ describe("updateClusterMachine", () => {
   });
 
   it("replaces the volume list", async () => {
-    expect(await (await patch("proj-alpha", "cm-alpha-02", { volumeIds: ["vol-train-data"] })).json()).toMatchObject({ volumeIds: ["vol-train-data"] });
+    expect(await (await patch("proj-alpha", "cm-alpha-02", { volumeIds: ["vol-train-data"] })).json()).toMatchObject({
+      volumeIds: ["vol-train-data"],
+    });
     expect(await (await patch("proj-alpha", "cm-alpha-02", { volumeIds: [] })).json()).toMatchObject({ volumeIds: [] });
   });
 
@@ -98,17 +116,35 @@ describe("updateClusterMachine", () => {
   });
 
   const refused: [string, { body: unknown; fields: string[] }][] = [
-    ["a volume of another project and an unknown one", { body: { volumeIds: ["vol-alpha-data", "vol-beta-archive", "vol-nope"] }, fields: ["volumeIds[1]", "volumeIds[2]"] }],
-    ["a volume twice", { body: { volumeIds: ["vol-alpha-data", "vol-alpha-scratch", "vol-alpha-data"] }, fields: ["volumeIds[2]"] }],
+    [
+      "a volume of another project and an unknown one",
+      {
+        body: { volumeIds: ["vol-alpha-data", "vol-beta-archive", "vol-nope"] },
+        fields: ["volumeIds[1]", "volumeIds[2]"],
+      },
+    ],
+    [
+      "a volume twice",
+      { body: { volumeIds: ["vol-alpha-data", "vol-alpha-scratch", "vol-alpha-data"] }, fields: ["volumeIds[2]"] },
+    ],
     ["a negative price", { body: { priceHr: { value: "-1" } }, fields: ["priceHr.value"] }],
     ["a price that is not a number", { body: { priceHr: { value: "1,5" } }, fields: ["priceHr.value"] }],
-    ["a price over 64 characters once normalized", { body: { priceHr: { value: `.${"5".repeat(63)}` } }, fields: ["priceHr.value"] }],
-    ["a price that makes the total unwritable", { body: { priceHr: { value: "1e999999999" } }, fields: ["priceHr.value"] }],
+    [
+      "a price over 64 characters once normalized",
+      { body: { priceHr: { value: `.${"5".repeat(63)}` } }, fields: ["priceHr.value"] },
+    ],
+    [
+      "a price that makes the total unwritable",
+      { body: { priceHr: { value: "1e999999999" } }, fields: ["priceHr.value"] },
+    ],
     ["an unspecified state", { body: { state: "STATE_UNSPECIFIED" }, fields: ["state"] }],
     ["an unspecified power state", { body: { powerState: "MACHINE_POWER_STATE_UNSPECIFIED" }, fields: ["powerState"] }],
     ["an empty body", { body: {}, fields: [""] }],
     ["an unknown field", { body: { state: "FAILED", name: "x" }, fields: ["name"] }],
-    ["a good field beside a bad one", { body: { state: "FAILED", volumeIds: ["vol-beta-archive"] }, fields: ["volumeIds[0]"] }],
+    [
+      "a good field beside a bad one",
+      { body: { state: "FAILED", volumeIds: ["vol-beta-archive"] }, fields: ["volumeIds[0]"] },
+    ],
   ];
   it("refuses a body of tens of thousands of volume ids in linear time", async () => {
     // Ajv compared every pair of ids when the items schema was a bare $ref: 25 s of CPU for this body.
@@ -142,7 +178,9 @@ describe("updateClusterMachine", () => {
     });
     const [head = "", body = ""] = answer.split("\r\n\r\n");
     expect(head).toMatch(/^HTTP\/1.1 400 /);
-    expect(violations(JSON.parse(body) as ErrorBodyLike)).toEqual([{ field: "", description: "must have required property 'body'", reason: "required" }]);
+    expect(violations(JSON.parse(body) as ErrorBodyLike)).toEqual([
+      { field: "", description: "must have required property 'body'", reason: "required" },
+    ]);
     expect(await cluster("cl-train-01")).toEqual(before);
   });
 });

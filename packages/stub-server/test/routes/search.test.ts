@@ -2,7 +2,7 @@
 import { createSchemaValidator, loadSpec } from "@compute-api/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateFixtures } from "../../src/index.js";
-import { expectError, startTestStub, violations, type TestStub, type UserId } from "../support/stub.js";
+import { expectError, startTestStub, type TestStub, type UserId, violations } from "../support/stub.js";
 
 interface Result {
   resourceName: string;
@@ -14,10 +14,7 @@ interface Result {
 let stub: TestStub;
 let large: TestStub;
 beforeAll(async () => {
-  [stub, large] = await Promise.all([
-    startTestStub(),
-    startTestStub({ fixtures: generateFixtures({ count: 2000 }) }),
-  ]);
+  [stub, large] = await Promise.all([startTestStub(), startTestStub({ fixtures: generateFixtures({ count: 2000 }) })]);
 });
 afterAll(() => Promise.all([stub.close(), large.close()]));
 
@@ -38,12 +35,15 @@ describe("searchResources", () => {
     const results = await search("train%20type:cluster");
     expect(summary(results)).toEqual(["60 projects/proj-alpha/clusters/cl-train-01"]);
     expect(Object.keys(results[0] ?? {}).sort()).toEqual(["cluster", "resourceName", "resourceType", "score"]);
-    expect(results[0]?.["cluster"]).toMatchObject({ id: "cl-train-01", machines: expect.any(Array) });
+    expect(results[0]?.cluster).toMatchObject({ id: "cl-train-01", machines: expect.any(Array) });
   });
 
   it("orders by score, then resourceName", async () => {
     expect(summary(await search("proj-beta"))[0]).toBe("100 projects/proj-beta");
-    expect(summary(await search("train"))).toEqual(["60 projects/proj-alpha/clusters/cl-train-01", "60 projects/proj-alpha/volumes/vol-train-data"]);
+    expect(summary(await search("train"))).toEqual([
+      "60 projects/proj-alpha/clusters/cl-train-01",
+      "60 projects/proj-alpha/volumes/vol-train-data",
+    ]);
   });
 
   it("scores the mean of the terms", async () => {

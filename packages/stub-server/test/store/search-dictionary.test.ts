@@ -26,7 +26,8 @@ function scored(dictionary: SearchDictionary, term: string, size: number): { bes
 
 describe("SearchDictionary", () => {
   // Few letters make trigram lists long (so terms are scanned for); many values and long terms use the lists.
-  const text = (alphabet: string, max: number) => fc.string({ unit: fc.constantFrom(...alphabet), minLength: 1, maxLength: max });
+  const text = (alphabet: string, max: number) =>
+    fc.string({ unit: fc.constantFrom(...alphabet), minLength: 1, maxLength: max });
 
   it.each([
     ["a small alphabet (scanned)", "ab-"],

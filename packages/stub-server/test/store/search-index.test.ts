@@ -10,7 +10,11 @@ const volume = (id: string, fields: Record<string, unknown> = {}, projectId = "p
   resource: { id, projectId, ...fields },
 });
 
-const search = (resources: SearchResource[], terms: string[], options: { type?: ResourceType; access?: string[] } = {}) =>
+const search = (
+  resources: SearchResource[],
+  terms: string[],
+  options: { type?: ResourceType; access?: string[] } = {},
+) =>
   new SearchIndex(resources)
     .search({ terms, type: options.type, canAccess: (a) => (options.access ?? ["p:p1", "p:p2", "b:b1"]).includes(a) })
     .map((h) => [h.entry.resourceName.split("/").pop(), h.score]);
@@ -21,16 +25,31 @@ describe("SearchIndex scores", () => {
     ["a prefix of the id", { resource: volume("vol-data"), terms: ["vol"], score: 80 }],
     ["a substring of the id", { resource: volume("vol-data"), terms: ["data"], score: 60 }],
     ["an exact other field", { resource: volume("v1", { state: "ACTIVE" }), terms: ["active"], score: 50 }],
-    ["a prefix of another field", { resource: volume("v1", { nfsServer: "nfs-1.internal" }), terms: ["nfs-1"], score: 40 }],
-    ["a substring of another field", { resource: volume("v1", { nfsServer: "nfs-1.internal" }), terms: ["internal"], score: 30 }],
+    [
+      "a prefix of another field",
+      { resource: volume("v1", { nfsServer: "nfs-1.internal" }), terms: ["nfs-1"], score: 40 },
+    ],
+    [
+      "a substring of another field",
+      { resource: volume("v1", { nfsServer: "nfs-1.internal" }), terms: ["internal"], score: 30 },
+    ],
     ["an item of a string array", { resource: volume("v1", { tags: ["gpu", "fast"] }), terms: ["fast"], score: 50 }],
     ["the resourceName", { resource: volume("v1"), terms: ["projects/p1/volumes"], score: 40 }],
     ["any case", { resource: volume("Vol-Data", { state: "ACTIVE" }), terms: ["vol-data"], score: 100 }],
     ["the best match of a term", { resource: volume("vol", { nfsPath: "vol" }), terms: ["vol"], score: 100 }],
-    ["the mean of the terms", { resource: volume("vol-data", { state: "ACTIVE" }), terms: ["vol-data", "act"], score: 70 }],
-    ["the mean rounded down", { resource: volume("vol-data", { state: "ACTIVE" }), terms: ["data", "active", "ctiv"], score: 46 }],
+    [
+      "the mean of the terms",
+      { resource: volume("vol-data", { state: "ACTIVE" }), terms: ["vol-data", "act"], score: 70 },
+    ],
+    [
+      "the mean rounded down",
+      { resource: volume("vol-data", { state: "ACTIVE" }), terms: ["data", "active", "ctiv"], score: 46 },
+    ],
     ["no match of one term", { resource: volume("vol-data"), terms: ["vol", "absent"], score: undefined }],
-    ["no string field but strings", { resource: volume("v1", { sizeGib: 2048, priceHr: { value: "2048" } }), terms: ["2048"], score: undefined }],
+    [
+      "no string field but strings",
+      { resource: volume("v1", { sizeGib: 2048, priceHr: { value: "2048" } }), terms: ["2048"], score: undefined },
+    ],
   ];
   it.each(cases)("scores %s", (_name, { resource, terms, score }) => {
     expect(search([resource], terms)[0]?.[1]).toBe(score);
@@ -80,7 +99,12 @@ describe("SearchIndex order, cap, access and type", () => {
   });
 
   it("narrows to one type, and with no other term returns every resource of it with score 0", () => {
-    const disk: SearchResource = { resourceType: "disk", resourceName: "projects/p1/disks/d-1", access: "p:p1", resource: { id: "d-1" } };
+    const disk: SearchResource = {
+      resourceType: "disk",
+      resourceName: "projects/p1/disks/d-1",
+      access: "p:p1",
+      resource: { id: "d-1" },
+    };
     const resources = [volume("v-1"), volume("v-2"), disk];
     expect(search(resources, ["1"], { type: "disk" })).toEqual([["d-1", 60]]);
     expect(search(resources, [], { type: "volume" })).toEqual([
@@ -93,7 +117,7 @@ describe("SearchIndex order, cap, access and type", () => {
     const resource = volume("v-1", { state: "CREATING" });
     const index = new SearchIndex([resource]);
     const find = (term: string) => index.search({ terms: [term], canAccess: () => true }).length;
-    resource.resource["state"] = "ACTIVE";
+    resource.resource.state = "ACTIVE";
     const entry = index.entryOf(resource.resource);
     if (entry) index.refresh(entry);
     expect([find("creating"), find("active")]).toEqual([0, 1]);

@@ -5,8 +5,14 @@ import { parseSearchQuery } from "../../src/store/search-query.js";
 
 describe("parseSearchQuery", () => {
   const good: [string, { given: string; want: ReturnType<typeof parseSearchQuery> }][] = [
-    ["splits at white space and lowercases", { given: "  Train \u00a0 GPU ", want: { terms: ["train", "gpu"], type: undefined } }],
-    ["reads a type term in any case", { given: "TYPE:VirtualMachine web", want: { terms: ["web"], type: "virtualMachine" } }],
+    [
+      "splits at white space and lowercases",
+      { given: "  Train \u00a0 GPU ", want: { terms: ["train", "gpu"], type: undefined } },
+    ],
+    [
+      "reads a type term in any case",
+      { given: "TYPE:VirtualMachine web", want: { terms: ["web"], type: "virtualMachine" } },
+    ],
     ["accepts a type term alone", { given: "type:billingAccount", want: { terms: [], type: "billingAccount" } }],
     ["keeps other colons in terms", { given: "a:b", want: { terms: ["a:b"], type: undefined } }],
   ];
@@ -28,6 +34,9 @@ describe("parseSearchQuery", () => {
       error = e;
     }
     expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).toBody()).toMatchObject({ code: 400, details: [{ fieldViolations: [{ field: "query", reason }] }, {}] });
+    expect((error as ApiError).toBody()).toMatchObject({
+      code: 400,
+      details: [{ fieldViolations: [{ field: "query", reason }] }, {}],
+    });
   });
 });

@@ -2,7 +2,7 @@
 import { Writable } from "node:stream";
 import { createLogger, createSchemaValidator, loadSpec } from "@compute-api/contract";
 import { expect } from "vitest";
-import { apiKeyPrefix, builtinFixtures, startServer, type RunningStub, type ServerOptions } from "../../src/index.js";
+import { apiKeyPrefix, builtinFixtures, type RunningStub, type ServerOptions, startServer } from "../../src/index.js";
 
 /** The built-in users. */
 export const users = ["alice", "bob", "carol", "dave"] as const;
@@ -18,7 +18,9 @@ export interface TestStub extends RunningStub {
 
 /** Starts a stub with the built-in data (or options.fixtures) and a known key for each of its users named in `users`. */
 export async function startTestStub(options: ServerOptions = {}): Promise<TestStub> {
-  const keys = Object.fromEntries(users.map((u) => [u, `${apiKeyPrefix}test-${u}-${Math.random().toString(36).slice(2)}`])) as Record<UserId, string>;
+  const keys = Object.fromEntries(
+    users.map((u) => [u, `${apiKeyPrefix}test-${u}-${Math.random().toString(36).slice(2)}`]),
+  ) as Record<UserId, string>;
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -30,7 +32,9 @@ export async function startTestStub(options: ServerOptions = {}): Promise<TestSt
     port: 0,
     logger: createLogger({ level: "info", destination }),
     ...options,
-    apiKeys: Object.fromEntries(Object.entries(keys).filter(([u]) => (options.fixtures ?? builtinFixtures()).users.some((f) => f.id === u))),
+    apiKeys: Object.fromEntries(
+      Object.entries(keys).filter(([u]) => (options.fixtures ?? builtinFixtures()).users.some((f) => f.id === u)),
+    ),
   });
   return {
     ...stub,
@@ -64,7 +68,12 @@ export async function expectError(res: Response, status: number): Promise<ErrorB
 export interface ErrorBodyLike {
   code: number;
   message: string;
-  details?: { "@type": string; reason?: string; metadata?: Record<string, string>; fieldViolations?: { field: string; description: string; reason?: string }[] }[];
+  details?: {
+    "@type": string;
+    reason?: string;
+    metadata?: Record<string, string>;
+    fieldViolations?: { field: string; description: string; reason?: string }[];
+  }[];
 }
 
 /** The field violations of an error body. */
