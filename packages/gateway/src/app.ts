@@ -24,12 +24,13 @@ import getRawBody from "raw-body";
 import { upstreamAcceptEncoding } from "./content-coding.js";
 import { type ForwardOptions, forward } from "./forward.js";
 import { createMetrics, type GatewayMetrics, statusLabel } from "./metrics.js";
-import { operations } from "./operations.js";
 import { defaults, type GatewayOptions, parseUpstreamUrl } from "./options.js";
+import { ownEndpoints } from "./own-endpoints.js";
 import { createRespond, deliver, sendError } from "./responses.js";
 import { createSpecRouteTest } from "./spec-routes.js";
 import { normalizeTarget } from "./target.js";
-import { createUpstream, tlsProblem, type UpstreamResponse } from "./upstream.js";
+import { createUpstream, type UpstreamResponse } from "./upstream.js";
+import { tlsProblem } from "./upstream-errors.js";
 
 /** The request listener of a gateway; `listen` starts a node:http server on it, as an Express app's does. */
 export interface GatewayApp extends RequestListener {
@@ -92,7 +93,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const respond = createRespond({ mode, maxResponseBytes, contract, metrics, logger, ownsCors: cors !== undefined });
   const { registry } = metrics;
   const metricsText = options.metricsSource?.(registry) ?? (() => registry.metrics());
-  const ownEndpoint = operations(upstream, metricsText, registry.contentType, () => draining);
+  const ownEndpoint = ownEndpoints(upstream, metricsText, registry.contentType, () => draining);
 
   /** Forwards a request and resolves with what came back; a fault is answered with its status (502, 503, 504). */
   async function exchange(

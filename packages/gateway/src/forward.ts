@@ -1,7 +1,8 @@
 /** Forwarding: the request as received goes upstream, the whole response comes back. */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { upstreamRequestHeaders } from "./headers.js";
-import { CallerGone, type RetryReason, type Upstream, type UpstreamResponse } from "./upstream.js";
+import type { RetryReason } from "./retry.js";
+import { CallerGone, type Upstream, type UpstreamResponse } from "./upstream.js";
 
 /**
  * How a request goes upstream: its body, read whole before — the bytes the JSON parser read (decompressed), or

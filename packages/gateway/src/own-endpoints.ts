@@ -12,7 +12,7 @@ export type Endpoint = (res: ServerResponse) => void | Promise<void>;
  * upstream answers and the gateway is not draining) and `GET /metrics`: the endpoint a request is for, or
  * undefined for any other request.
  */
-export function operations(
+export function ownEndpoints(
   upstream: Upstream,
   metricsText: () => Promise<string>,
   contentType: string,

@@ -14,7 +14,8 @@ import {
 import { decodeBody } from "./content-coding.js";
 import { clientResponseHeaders } from "./headers.js";
 import type { GatewayMetrics } from "./metrics.js";
-import { responseTooLarge, type UpstreamResponse } from "./upstream.js";
+import type { UpstreamResponse } from "./upstream.js";
+import { responseTooLarge } from "./upstream-errors.js";
 
 /** Sends a JSON value (a HEAD response gets the headers only: node:http drops the body). */
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {

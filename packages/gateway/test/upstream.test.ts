@@ -9,7 +9,8 @@ import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "@compute-api/contract";
 import { afterEach, describe, expect, it } from "vitest";
-import { createUpstream, type RetryReason, type Upstream } from "../src/upstream.js";
+import type { RetryReason } from "../src/retry.js";
+import { createUpstream, type Upstream } from "../src/upstream.js";
 import { auth, json, type Listening, listen, testGateway } from "./support/servers.js";
 
 /** How the backend treats a request that arrives on a connection that already carried one. */
