@@ -3,29 +3,20 @@
 export { type CheckName, checks, type Verdicts, violationsOf } from "./checks.js";
 export { type CliIo, runCli } from "./cli.js";
 export { type Answer, deadlineMs, jsonRequest, type RawRequest, send, sendBytes } from "./http.js";
+export { type OperationShape, operationShapes, type ParameterShape, searchResourceTypes } from "./operation-shapes.js";
+export type { Latency } from "./pacing.js";
 export { curl, formatReport, junitReport } from "./report.js";
 export {
   type Biases,
   createRequestArbitraries,
   fieldOf,
   type MutantInput,
-  type OperationShape,
-  operationShapes,
-  type ParameterShape,
   type RequestInput,
   type RequestSite,
-  searchResourceTypes,
   toRawRequest,
 } from "./requests.js";
-export {
-  type CheckResult,
-  type ConformanceOptions,
-  type Failure,
-  type Latency,
-  type Progress,
-  type Report,
-  runConformance,
-} from "./run.js";
+export type { CheckResult, Failure } from "./results.js";
+export { type ConformanceOptions, type Progress, type Report, runConformance } from "./run.js";
 export {
   createSchemaArbitraries,
   isWellFormed,

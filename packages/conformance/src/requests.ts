@@ -1,12 +1,12 @@
 /**
- * The operations of the bundled spec as request shapes — path and query parameters and the JSON body, each
- * with the pointer of its schema — and arbitraries of whole requests: schema-valid ones, and ones with exactly
- * one constraint broken, named by the field the answer must blame.
- * @see https://spec.openapis.org/oas/v3.1.0#operation-object
+ * Arbitraries of whole requests of the operations of the bundled spec (their shapes: operation-shapes.ts):
+ * schema-valid ones, and ones with exactly one constraint broken, named by the field the answer must blame; and
+ * the request as written on the wire.
  */
 import type { OpenApiDocument } from "@compute-api/contract";
 import fc from "fast-check";
 import type { RawRequest } from "./http.js";
+import { type OperationShape, operationShapes, type ParameterShape } from "./operation-shapes.js";
 import {
   createSchemaArbitraries,
   isWellFormed,
@@ -14,28 +14,7 @@ import {
   type SchemaArbitraryOptions,
 } from "./schema-arbitrary.js";
 import { type Mutant, type MutationSite, mutationSites } from "./schema-mutants.js";
-import { nodeAt, pointerToken, resolvePointer } from "./schema-node.js";
-
-/** A parameter and the pointer of its schema. */
-export interface ParameterShape {
-  name: string;
-  required: boolean;
-  schema: string;
-}
-
-/** What a request of one operation is made of. */
-export interface OperationShape {
-  operationId: string;
-  method: string;
-  /** The path template, such as `/v1/projects/{projectId}/cluster-machines/{id}`. */
-  template: string;
-  path: ParameterShape[];
-  query: ParameterShape[];
-  /** Pointer of the JSON request body's schema, if the operation takes a body. */
-  body?: string;
-  /** Pointer of the 200 response body's schema. */
-  response: string;
-}
+import { nodeAt } from "./schema-node.js";
 
 /** A request before it is written: decoded parameter values and the body as a value. */
 export interface RequestInput {
@@ -66,54 +45,6 @@ export interface Biases {
   path?: Record<string, fc.Arbitrary<string>>;
   query?: Record<string, fc.Arbitrary<string>>;
   body?: SchemaArbitraryOptions["override"];
-}
-
-type Parameter = { name: string; in: string; required?: boolean; $ref?: string };
-
-/** The resource types search knows: the discriminator mapping of `SearchResult`. */
-export function searchResourceTypes(spec: OpenApiDocument): string[] {
-  const schemas = spec.components.schemas as Record<string, { discriminator?: { mapping?: Record<string, string> } }>;
-  return Object.keys(schemas.SearchResult?.discriminator?.mapping ?? {});
-}
-
-/** Every operation of the document by operationId. */
-export function operationShapes(spec: OpenApiDocument): Map<string, OperationShape> {
-  const out = new Map<string, OperationShape>();
-  for (const [template, item] of Object.entries(spec.paths)) {
-    const itemPointer = `#/paths/${pointerToken(template)}`;
-    for (const [method, op] of Object.entries(item)) {
-      if (method === "parameters" || typeof op !== "object" || op === null) continue;
-      const operation = op as {
-        operationId: string;
-        parameters?: Parameter[];
-        requestBody?: { content?: Record<string, unknown> };
-      };
-      const opPointer = `${itemPointer}/${method}`;
-      const listed = [
-        ...((item.parameters as Parameter[] | undefined) ?? []).map((p, i) => ({
-          p,
-          at: `${itemPointer}/parameters/${i}`,
-        })),
-        ...(operation.parameters ?? []).map((p, i) => ({ p, at: `${opPointer}/parameters/${i}` })),
-      ].map(({ p, at }) => (p.$ref ? { p: resolvePointer(spec, p.$ref) as Parameter, at: p.$ref } : { p, at }));
-      const shape = (location: string) =>
-        listed
-          .filter(({ p }) => p.in === location)
-          .map(({ p, at }) => ({ name: p.name, required: p.required === true, schema: `${at}/schema` }));
-      out.set(operation.operationId, {
-        operationId: operation.operationId,
-        method: method.toUpperCase(),
-        template,
-        path: shape("path"),
-        query: shape("query"),
-        ...(operation.requestBody?.content?.["application/json"]
-          ? { body: `${opPointer}/requestBody/content/application~1json/schema` }
-          : {}),
-        response: `${opPointer}/responses/200/content/application~1json/schema`,
-      });
-    }
-  }
-  return out;
 }
 
 /** The request as written on the wire: path segments and query percent-encoded, the body as JSON. */
@@ -254,3 +185,6 @@ export function createRequestArbitraries(
 
   return { shapes, shapeOf, valid, mutants, arbitraries };
 }
+
+/** The request arbitraries of one document. */
+export type RequestArbitraries = ReturnType<typeof createRequestArbitraries>;

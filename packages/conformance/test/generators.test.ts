@@ -1,0 +1,114 @@
+import { compileContract, loadSpec } from "@compute-api/contract";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { createGenerators, type GeneratorOptions, keyPrefixOf } from "../src/generators.js";
+import { createRequestArbitraries } from "../src/requests.js";
+import { seed } from "./support.js";
+
+const spec = loadSpec();
+const requests = createRequestArbitraries(spec);
+const contract = compileContract({ spec });
+const operationIds = ["searchResources", "updateClusterMachine", "createApiKey"];
+const writes = { projectId: "proj-alpha", machineId: "cm-alpha-01" };
+const options: GeneratorOptions = {
+  requests,
+  contract,
+  operationIds,
+  apiKey: "cak_own",
+  seed: 1234,
+  words: ["proj-alpha"],
+  resourceTypes: ["cluster", "project"],
+};
+
+/** The cases of the generator of that name. */
+const casesOf = (given: Partial<GeneratorOptions>, name: string, numRuns = 40) => {
+  const generator = createGenerators({ ...options, ...given }).find((g) => g.name === name);
+  if (!generator) throw new Error(`no generator ${name}`);
+  return fc.sample(generator.arbitrary, { seed, numRuns });
+};
+
+describe("createGenerators", () => {
+  it.each<[string, { given: Partial<GeneratorOptions>; want: string[] }]>([
+    [
+      "read-only: valid searches, and broken and key-less requests of every operation",
+      {
+        given: {},
+        want: [
+          "valid searchResources",
+          "broken searchResources",
+          "no usable key searchResources",
+          "broken updateClusterMachine",
+          "no usable key updateClusterMachine",
+          "broken createApiKey",
+          "no usable key createApiKey",
+        ],
+      },
+    ],
+    [
+      "with writes: valid PATCHes and new keys too",
+      {
+        given: { writes },
+        want: [
+          "valid searchResources",
+          "broken searchResources",
+          "no usable key searchResources",
+          "valid updateClusterMachine",
+          "broken updateClusterMachine",
+          "no usable key updateClusterMachine",
+          "valid createApiKey",
+          "broken createApiKey",
+          "no usable key createApiKey",
+        ],
+      },
+    ],
+    [
+      "only the operations asked for",
+      { given: { operationIds: ["createApiKey"] }, want: ["broken createApiKey", "no usable key createApiKey"] },
+    ],
+  ])("%s", (_name, { given, want }) => {
+    expect(createGenerators({ ...options, ...given }).map((g) => g.name)).toEqual(want);
+  });
+
+  it("valid PATCHes go to the one machine of the writes", () => {
+    for (const c of casesOf({ writes }, "valid updateClusterMachine"))
+      expect(c.request.path).toBe("/v1/projects/proj-alpha/cluster-machines/cm-alpha-01");
+  });
+
+  it.each(["broken updateClusterMachine", "no usable key updateClusterMachine"])(
+    "%s: never the machine of the writes, mostly one that does not exist",
+    (name) => {
+      const paths = casesOf({ writes }, name, 100).map((c) => c.request.path);
+      for (const path of paths) expect(path).not.toMatch(/cm-alpha-01/);
+      expect(paths.filter((p) => p.includes("/conformance-no-such-machine")).length).toBeGreaterThan(25);
+    },
+  );
+
+  it.each(["valid createApiKey", "no usable key createApiKey"])("%s: new keys' ids carry the run's prefix", (name) => {
+    for (const c of casesOf({ writes }, name)) {
+      const { apikeyId } = JSON.parse(String(c.request.body)) as { apikeyId: string };
+      expect(apikeyId.startsWith(`${keyPrefixOf(1234)}-`), apikeyId).toBe(true);
+    }
+  });
+
+  it("key-less requests carry no Authorization or one that is not the run's key; the others carry the key", () => {
+    for (const c of casesOf({}, "no usable key searchResources"))
+      expect(c.request.headers?.authorization).not.toBe("Bearer cak_own");
+    for (const c of casesOf({}, "broken createApiKey")) expect(c.request.headers?.authorization).toBe("Bearer cak_own");
+  });
+
+  it("judges no answer at all by not_a_server_error alone", () => {
+    const [c] = casesOf({}, "broken searchResources", 1);
+    expect(c?.judge({ status: 0, headers: {}, text: "no answer: ECONNRESET", json: undefined })).toEqual({
+      not_a_server_error: "no answer: ECONNRESET",
+    });
+  });
+
+  it("holds searches to the key's access and the documented order", () => {
+    const access = { projects: new Set(["proj-alpha"]), billingAccounts: new Set<string>(), complete: true };
+    const [c] = casesOf({ access }, "valid searchResources", 1);
+    const json = { results: [{ resourceName: "projects/proj-gamma", resourceType: "project", score: 1 }] };
+    const verdicts = c?.judge({ status: 200, headers: {}, text: JSON.stringify(json), json });
+    expect(verdicts?.search_access).toMatch(/outside the caller's projects/);
+    expect(verdicts).toHaveProperty("search_order");
+  });
+});
