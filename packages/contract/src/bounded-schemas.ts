@@ -10,7 +10,7 @@
  * `maxProperties`). Ajv's own error for the `if` (`must match "then" schema`) names nothing and is dropped by the
  * mapper (`toFieldViolations`).
  */
-import { maxFieldViolations } from "./errors.js";
+import { maxFieldViolations } from "./field-violations.js";
 
 type Schema = Record<string, unknown>;
 

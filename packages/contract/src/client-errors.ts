@@ -6,18 +6,14 @@
  */
 import { type Server, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { ApiError, errorInfoDetail } from "./errors.js";
+import type { ApiError } from "./api-error.js";
+import { headersTooLarge, malformedRequest, requestTimeout } from "./error-catalogue.js";
 
 /** The status, message and ErrorInfo reason for a parser error code. */
 function clientErrorOf(code: string | undefined): ApiError {
-  if (code === "HPE_HEADER_OVERFLOW") {
-    return new ApiError(431, "request headers (the URL included) are larger than the limit", [
-      errorInfoDetail("HEADERS_TOO_LARGE"),
-    ]);
-  }
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT")
-    return new ApiError(408, "the request did not arrive in time", [errorInfoDetail("REQUEST_TIMEOUT")]);
-  return new ApiError(400, "the request is not well-formed HTTP/1.1", [errorInfoDetail("MALFORMED_REQUEST")]);
+  if (code === "HPE_HEADER_OVERFLOW") return headersTooLarge();
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return requestTimeout();
+  return malformedRequest();
 }
 
 /**

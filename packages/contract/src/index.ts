@@ -1,43 +1,40 @@
 /** Code shared by the compute-api stub server and gateway: the compiled contract, error mapping, logging. */
 
-export { bearerToken } from "./bearer.js";
-export { boundedSchemas } from "./bounded-schemas.js";
-export { answerClientErrors } from "./client-errors.js";
-export { compareCodePoints } from "./compare-code-points.js";
-export {
-  type Contract,
-  type ContractOperation,
-  type ContractOptions,
-  compileContract,
-  hasRequestBody,
-  isJsonMediaType,
-  mediaTypeOf,
-  missingRequestBody,
-  type RequestParts,
-  type ResponseParts,
-  undeclaredQueryParameter,
-  undocumentedStatus,
-  unexpectedRequestBody,
-} from "./compile-contract.js";
-export { type CorsHandler, corsHandler, exposedHeaders, isPreflight, parseOrigins } from "./cors.js";
 export {
   ApiError,
-  ajvErrorItems,
   badRequestDetail,
   type ErrorBody,
   type ErrorDetail,
   errorInfoDetail,
   type FieldViolation,
-  fieldPath,
-  invalidItems,
-  invalidRequest,
-  maxFieldViolations,
   retryInfoDetail,
-  toApiError,
+} from "./api-error.js";
+export { bearerToken } from "./bearer.js";
+export { boundedSchemas } from "./bounded-schemas.js";
+export {
+  hasRequestBody,
+  missingRequestBody,
+  type RequestParts,
+  undeclaredQueryParameter,
+  unexpectedRequestBody,
+} from "./check-request.js";
+export { type ResponseParts, type ResponseValidationMode, undocumentedStatus } from "./check-response.js";
+export { answerClientErrors } from "./client-errors.js";
+export { compareCodePoints } from "./compare-code-points.js";
+export { type Contract, type ContractOptions, compileContract } from "./compile-contract.js";
+export type { ContractOperation } from "./compile-operation.js";
+export { type CorsHandler, corsHandler, exposedHeaders, isPreflight, parseOrigins } from "./cors.js";
+export * from "./error-catalogue.js";
+export { toApiError } from "./errors.js";
+export {
+  ajvErrorItems,
+  fieldPath,
+  maxFieldViolations,
   toFieldViolation,
   toFieldViolations,
   type ValidatorErrorItem,
-} from "./errors.js";
+} from "./field-violations.js";
+export { int32Format, int32Range, int64Format } from "./formats.js";
 export {
   defaultMaxBodyBytes,
   type JsonBody,
@@ -48,6 +45,7 @@ export {
   jsonBodyReader,
   jsonMediaTypes,
 } from "./json-body.js";
+export { deref, pointerToken, resolvePointer } from "./json-pointer.js";
 export {
   createLogger,
   type Logger,
@@ -58,13 +56,12 @@ export {
   requestId,
   requestLogger,
 } from "./logging.js";
+export { isJsonMediaType, mediaTypeOf } from "./media-types.js";
 export { type ParsedQuery, parseQuery, parseQueryString, pathOf, type Query, queryNames, searchOf } from "./query.js";
-export { type ResponseValidationMode, upstreamContractError } from "./response-check.js";
 export { createRouteTable, type RouteEntry, type RouteMatch, type RouteTable } from "./routes.js";
 export { type AjvOptions, createAjv, createSchemaValidator, type SchemaValidator } from "./schema-validator.js";
 export {
   defaultSpecPath,
-  deref,
   loadSpec,
   type OpenApiDocument,
   type SpecOperation,

@@ -5,7 +5,8 @@
  * that the gateway routes exactly what the stub routes. Each pattern is compiled once, at start-up.
  */
 import { pathToRegexp } from "path-to-regexp";
-import { type ApiError, toApiError } from "./errors.js";
+import type { ApiError } from "./api-error.js";
+import { malformedUri, methodNotAllowed, notFound } from "./error-catalogue.js";
 import { pathOf } from "./query.js";
 
 /** A route: one path template and its operations by upper-case method. */
@@ -52,12 +53,6 @@ const byPrecedence = (a: Route<unknown>, b: Route<unknown>): number => {
   if (e2.startsWith(e1)) return 1;
   return e1 > e2 ? 1 : -1;
 };
-
-// The errors express-openapi-validator raises, mapped by the one mapper, so that both answer alike.
-const notFound = () => toApiError({ status: 404, message: "not found" });
-const malformedUri = () => toApiError({ status: 400, message: "malformed uri'" });
-const methodNotAllowed = (method: string, allow: string) =>
-  toApiError({ status: 405, message: `${method} method not allowed`, headers: { Allow: allow } });
 
 /** Builds the table; a template path-to-regexp cannot compile throws, naming it. */
 export function createRouteTable<T>(entries: readonly RouteEntry<T>[]): RouteTable<T> {

@@ -4,16 +4,11 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import { int32Format, int64Format } from "./formats.js";
 import type { OpenApiDocument } from "./spec.js";
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-
-const int32 = {
-  type: "number" as const,
-  validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
-};
-const int64 = { type: "number" as const, validate: (n: number) => Number.isSafeInteger(n) };
 
 /**
  * Keywords of OpenAPI that are not JSON Schema keywords: those of Schema Objects, and the top-level fields of
@@ -75,8 +70,8 @@ export function createAjv(spec: OpenApiDocument, options: AjvOptions = {}): Ajv2
     coerceTypes: options.coerceTypes ?? false,
   });
   addFormats(ajv);
-  ajv.addFormat("int32", int32);
-  ajv.addFormat("int64", int64);
+  ajv.addFormat("int32", int32Format);
+  ajv.addFormat("int64", int64Format);
   ajv.addVocabulary(options.discriminator ? openApiKeywords.filter((k) => k !== "discriminator") : openApiKeywords);
   ajv.addSchema(options.discriminator ? (withoutMappings(spec) as OpenApiDocument) : spec, "openapi.json");
   return ajv;

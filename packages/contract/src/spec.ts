@@ -1,6 +1,7 @@
 /** The bundled OpenAPI document of @compute-api/spec, loaded once. */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { deref } from "./json-pointer.js";
 
 /** Path of the bundled document, wherever @compute-api/spec is installed; throws when it is not. */
 export function defaultSpecPath(): string {
@@ -32,16 +33,6 @@ export function loadSpec(specPath?: string): OpenApiDocument {
   const spec = JSON.parse(text) as OpenApiDocument;
   cache.set(specPath ?? "", spec);
   return spec;
-}
-
-/** Follows a local `$ref` (`#/components/…`) to the object it names; a value without `$ref` is returned as it is. */
-export function deref<T>(spec: OpenApiDocument, value: T & { $ref?: string }): T {
-  if (!value.$ref) return value;
-  const steps = value.$ref
-    .replace(/^#\//, "")
-    .split("/")
-    .map((step) => step.replaceAll("~1", "/").replaceAll("~0", "~"));
-  return steps.reduce<unknown>((acc, step) => (acc as Record<string, unknown> | undefined)?.[step], spec) as T;
 }
 
 /** A parameter of an operation, as the spec writes it. */

@@ -1,7 +1,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { boundedSchemas } from "../src/bounded-schemas.js";
-import { maxFieldViolations } from "../src/errors.js";
+import { maxFieldViolations } from "../src/field-violations.js";
 
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
 const list = { type: "array", maxItems: 2, uniqueItems: true, items: { type: "string", pattern: "^a" } };

@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { expectFastTotalParser } from "../../../test/adversarial/support/header-fuzz.js";
-import { compileContract, mediaTypeOf } from "../src/compile-contract.js";
-import { ApiError } from "../src/errors.js";
+import { ApiError } from "../src/api-error.js";
+import { compileContract } from "../src/compile-contract.js";
+import { mediaTypeOf } from "../src/media-types.js";
 
 const contract = compileContract();
 const machine = "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01";

@@ -13,6 +13,7 @@ import {
   createLogger,
   defaultMaxBodyBytes,
   hasRequestBody,
+  internalError,
   isPreflight,
   type JsonBody,
   jsonBodyReader,
@@ -208,7 +209,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const listener: RequestListener = (req, res) => {
     handle(req, res).catch((error: unknown) => {
       logger.error({ err: error, path: req.url }, "request failed");
-      sendError(res, new ApiError(500, "internal error"));
+      sendError(res, internalError());
     });
   };
   const requestTimeout = options.requestTimeoutMs ?? defaults.requestTimeoutMs;

@@ -1,6 +1,6 @@
 /** The gateway's own endpoints, outside /v1: liveness, readiness and Prometheus metrics. */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ApiError, errorInfoDetail, pathOf } from "@compute-api/contract";
+import { pathOf, shuttingDown, upstreamNotReady } from "@compute-api/contract";
 import { sendError, sendJson } from "./responses.js";
 import type { Upstream } from "./upstream.js";
 
@@ -24,18 +24,10 @@ export function ownEndpoints(
       "/readyz",
       async (res) => {
         if (draining()) {
-          return sendError(
-            res,
-            new ApiError(503, "service unavailable: the gateway is shutting down", [errorInfoDetail("SHUTTING_DOWN")]),
-          );
+          return sendError(res, shuttingDown());
         }
         if (await upstream.ping()) return sendJson(res, 200, { status: "ready" });
-        sendError(
-          res,
-          new ApiError(503, "service unavailable: the upstream does not answer", [
-            errorInfoDetail("UPSTREAM_UNAVAILABLE"),
-          ]),
-        );
+        sendError(res, upstreamNotReady());
       },
     ],
     [

@@ -1,14 +1,15 @@
 /** Which requests the spec describes, for `--passthrough-unknown`. */
-import type { OpenApiDocument } from "@compute-api/contract";
-
-const methods = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+import { type OpenApiDocument, specOperations } from "@compute-api/contract";
 
 /**
  * Returns a test of whether a method and path belong to an operation of the spec. It errs towards "known"
  * (any case, a trailing slash, HEAD as GET), so that nothing the validator would route escapes validation.
  */
 export function createSpecRouteTest(spec: OpenApiDocument): (method: string, path: string) => boolean {
-  const routes = Object.entries(spec.paths).map(([template, item]) => ({
+  const methodsOf = new Map<string, Set<string>>();
+  for (const { path, method } of specOperations(spec))
+    methodsOf.set(path, (methodsOf.get(path) ?? new Set()).add(method));
+  const routes = [...methodsOf].map(([template, methods]) => ({
     pattern: new RegExp(
       `^${template
         .split(/\{[^}]+\}/)
@@ -16,7 +17,7 @@ export function createSpecRouteTest(spec: OpenApiDocument): (method: string, pat
         .join("[^/]*")}/?$`,
       "i",
     ),
-    methods: new Set(Object.keys(item).filter((m) => methods.has(m))),
+    methods,
   }));
   return (method, path) => {
     const m = method.toLowerCase();

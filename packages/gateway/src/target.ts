@@ -5,11 +5,10 @@
  * too, which RFC 3986 §2.3 makes the same as `.` — are removed (RFC 3986 §5.2.4); what is left must be a path
  * from `/`, without a fragment or a backslash.
  */
-import { ApiError, errorInfoDetail } from "@compute-api/contract";
+import { type ApiError, invalidRequestTarget } from "@compute-api/contract";
 
 /** 400: a request target the gateway will not forward. */
-const badTarget = (why: string) =>
-  new ApiError(400, `the request target ${why}`, [errorInfoDetail("INVALID_REQUEST_TARGET")]);
+const badTarget = invalidRequestTarget;
 
 /** Removes `.` and `..` segments from an absolute path (RFC 3986 §5.2.4); `..` above the root stays at the root. */
 export function removeDotSegments(path: string): string {

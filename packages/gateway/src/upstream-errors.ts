@@ -1,5 +1,12 @@
 /** The gateway's answers to a failed backend request: timeouts, TLS problems, unreachable or lost backends. */
-import { ApiError, errorInfoDetail, retryInfoDetail } from "@compute-api/contract";
+import {
+  type ApiError,
+  upstreamConnectionLost,
+  upstreamResponseTooLarge,
+  upstreamTimeout,
+  upstreamTlsFailed,
+  upstreamUnavailable,
+} from "@compute-api/contract";
 
 // Errors that mean no connection could be made, as opposed to one that broke.
 const unreachable = new Set([
@@ -42,26 +49,13 @@ export function tlsProblem(error: unknown): string | undefined {
 export function faultError(error: unknown, timeoutMs: number, timedOut: boolean): ApiError {
   let apiError: ApiError;
   if (timedOut || timeouts.has(errorCode(error) ?? "")) {
-    apiError = new ApiError(504, `upstream did not respond within ${timeoutMs} ms`, [
-      errorInfoDetail("UPSTREAM_TIMEOUT"),
-    ]);
+    apiError = upstreamTimeout(timeoutMs);
   } else if (tlsProblem(error)) {
-    apiError = new ApiError(502, "the TLS handshake with the upstream failed", [
-      errorInfoDetail("UPSTREAM_TLS_FAILED"),
-    ]);
+    apiError = upstreamTlsFailed();
   } else if (unreachable.has(errorCode(error) ?? "")) {
-    apiError = new ApiError(
-      503,
-      "service unavailable: the upstream cannot be reached",
-      [errorInfoDetail("UPSTREAM_UNAVAILABLE"), retryInfoDetail(1)],
-      {
-        "Retry-After": "1",
-      },
-    );
+    apiError = upstreamUnavailable();
   } else {
-    apiError = new ApiError(502, "upstream connection closed before the response was complete", [
-      errorInfoDetail("UPSTREAM_CONNECTION_LOST"),
-    ]);
+    apiError = upstreamConnectionLost();
   }
   Object.defineProperty(apiError, "cause", { value: error, enumerable: false });
   return apiError;
@@ -69,7 +63,5 @@ export function faultError(error: unknown, timeoutMs: number, timedOut: boolean)
 
 /** 502: the backend's response body (decoded, when it is compressed) is larger than the limit. */
 export function responseTooLarge(maxResponseBytes: number): ApiError {
-  return new ApiError(502, `upstream response body is larger than the limit of ${maxResponseBytes} bytes`, [
-    errorInfoDetail("UPSTREAM_RESPONSE_TOO_LARGE"),
-  ]);
+  return upstreamResponseTooLarge(maxResponseBytes);
 }

@@ -3,7 +3,6 @@
  * issues and holds every request and response to the spec. Building it never listens (see server.ts).
  */
 import {
-  ApiError,
   corsHandler,
   createLogger,
   type Logger,
@@ -11,10 +10,12 @@ import {
   type OpenApiDocument,
   parseQueryString,
   requestLogger,
+  unauthenticated,
 } from "@compute-api/contract";
 import compression from "compression";
 import express, { type Express, type Request, type RequestHandler } from "express";
-import { createContractValidator, errorHandler, notFound } from "./contract-validator.js";
+import { createContractValidator } from "./contract-validator.js";
+import { errorHandler, notFound } from "./error-handlers.js";
 import { createFaults, type FaultOptions, InjectedError } from "./faults.js";
 import { builtinFixtures } from "./fixtures/builtin.js";
 import { validFixtures } from "./fixtures/load-fixtures.js";
@@ -71,7 +72,7 @@ export async function createApp(options: StubOptions = {}): Promise<Express> {
     authenticate: (token, req) => {
       if (warmingUp) return true;
       const user = store.authenticate(token);
-      if (!user) throw new ApiError(401, "the API key is not valid");
+      if (!user) throw unauthenticated("the API key is not valid");
       callers.set(req, user);
       return true;
     },

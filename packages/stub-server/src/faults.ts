@@ -13,11 +13,11 @@
 import {
   ApiError,
   bearerToken,
-  errorInfoDetail,
+  catalogueError,
   invalidRequest,
   type OpenApiDocument,
   type RequestRecord,
-  retryInfoDetail,
+  reasonOfStatus,
   specOperations,
 } from "@compute-api/contract";
 import type { Request, RequestHandler, Response } from "express";
@@ -43,37 +43,17 @@ export interface FaultOptions {
 /** The longest `Prefer: latency` honoured, in ms, so that no caller can hold a connection for long. */
 export const maxPreferLatencyMs = 60_000;
 
-/** The ErrorInfo reason of an injected status. */
-const reasons: Record<number, string> = {
-  400: "INVALID_ARGUMENT",
-  401: "UNAUTHENTICATED",
-  403: "PERMISSION_DENIED",
-  404: "NOT_FOUND",
-  409: "ALREADY_EXISTS",
-  413: "PAYLOAD_TOO_LARGE",
-  415: "UNSUPPORTED_MEDIA_TYPE",
-  429: "RATE_LIMIT_EXCEEDED",
-  500: "INTERNAL",
-  502: "BAD_GATEWAY",
-  503: "UNAVAILABLE",
-  504: "DEADLINE_EXCEEDED",
-};
-
 /** An error the stub answers on purpose: its request line names it, and it is not logged as a failure of the stub. */
 export class InjectedError extends ApiError {}
 
 /** The answer of an injected status: the error body, and `Retry-After` with RetryInfo for 429 and 503. */
 export function injectedError(status: number, why: string, retryAfterSeconds = 1): ApiError {
   const retry = status === 429 || status === 503;
-  return new InjectedError(
-    status,
-    `${why} (injected by the stub)`,
-    [
-      errorInfoDetail(reasons[status] ?? "INJECTED", { injected: "true" }),
-      ...(retry ? [retryInfoDetail(retryAfterSeconds)] : []),
-    ],
-    retry ? { "Retry-After": String(retryAfterSeconds) } : {},
-  );
+  const { details, headers } = catalogueError(reasonOfStatus(status) ?? "INJECTED", undefined, {
+    metadata: { injected: "true" },
+    ...(retry ? { retryAfterSeconds } : {}),
+  });
+  return new InjectedError(status, `${why} (injected by the stub)`, details, headers);
 }
 
 /** The longest `Prefer` header read, in characters (bytes, as Node hands headers over); a longer one is answered 400. */

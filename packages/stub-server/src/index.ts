@@ -6,8 +6,8 @@ export {
   type ContractValidator,
   type ContractValidatorOptions,
   createContractValidator,
-  errorHandler,
 } from "./contract-validator.js";
+export { errorHandler } from "./error-handlers.js";
 export type { FaultOptions } from "./faults.js";
 export { builtinFixtures } from "./fixtures/builtin.js";
 export { checkFixtures } from "./fixtures/check-fixtures.js";

@@ -2,7 +2,8 @@ import type { AddressInfo } from "node:net";
 import { loadSpec, type OpenApiDocument, parseQueryString } from "@compute-api/contract";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { createContractValidator, errorHandler } from "../src/contract-validator.js";
+import { createContractValidator } from "../src/contract-validator.js";
+import { errorHandler } from "../src/error-handlers.js";
 
 describe("warmUp", () => {
   it("compiles every operation of the bundled spec", async () => {

@@ -1,6 +1,6 @@
 /** Who each request acts for: set by the validator's authenticate hook, read by the handlers. */
 
-import { ApiError } from "@compute-api/contract";
+import { unauthenticated } from "@compute-api/contract";
 import type { Request } from "express";
 import type { User } from "../store/store.js";
 
@@ -16,7 +16,7 @@ export class Callers {
   /** The user of an authenticated request; a 401 if the request never passed authentication. */
   of(req: Request): User {
     const user = this.users.get(req);
-    if (!user) throw new ApiError(401, "missing or invalid API key");
+    if (!user) throw unauthenticated();
     return user;
   }
 }

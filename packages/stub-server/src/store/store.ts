@@ -4,7 +4,7 @@
  */
 
 import { normalizeDecimal } from "@compute-api/client";
-import { ApiError, errorInfoDetail, type FieldViolation, invalidRequest } from "@compute-api/contract";
+import { alreadyExists, type FieldViolation, invalidRequest, notFound, permissionDenied } from "@compute-api/contract";
 import {
   type Cluster,
   type ClusterMachine,
@@ -117,14 +117,10 @@ export class Store {
   /** createApiKey: a new key for the user, with the user's access. */
   createApiKey(user: User, apikeyId: string): ResponseBody<"createApiKey"> {
     if (!user.canCreateApiKeys) {
-      throw new ApiError(403, "permission denied: this user may not create API keys", [
-        errorInfoDetail("PERMISSION_DENIED"),
-      ]);
+      throw permissionDenied("permission denied: this user may not create API keys");
     }
     if (user.keys.has(apikeyId)) {
-      throw new ApiError(409, `API key '${apikeyId}' already exists`, [
-        errorInfoDetail("ALREADY_EXISTS", { apikeyId }),
-      ]);
+      throw alreadyExists(`API key '${apikeyId}' already exists`, { apikeyId });
     }
     const apiKey = newApiKey();
     const createTime = new Date().toISOString();
@@ -135,15 +131,11 @@ export class Store {
   /** updateClusterMachine: sets the fields present, keeps the others, and updates the cluster and the index. */
   updateClusterMachine(user: User, projectId: string, id: string, body: UpdateClusterMachineRequest): ClusterMachine {
     if (!user.projectIds.has(projectId)) {
-      throw new ApiError(403, `permission denied on project '${projectId}'`, [
-        errorInfoDetail("PERMISSION_DENIED", { projectId }),
-      ]);
+      throw permissionDenied(`permission denied on project '${projectId}'`, { projectId });
     }
     const found = this.clusterMachines.get(key(projectId, id));
     if (!found) {
-      throw new ApiError(404, `cluster machine '${id}' not found in project '${projectId}'`, [
-        errorInfoDetail("NOT_FOUND"),
-      ]);
+      throw notFound(`cluster machine '${id}' not found in project '${projectId}'`);
     }
     const { machine, cluster } = found;
 
@@ -196,8 +188,7 @@ export class Store {
 
   /** searchResources: the best matches among what the user may access. */
   search(user: User, query: string): SearchResult[] {
-    if (!user.canSearch)
-      throw new ApiError(403, "permission denied: this user may not search", [errorInfoDetail("PERMISSION_DENIED")]);
+    if (!user.canSearch) throw permissionDenied("permission denied: this user may not search");
     const { terms, type } = parseSearchQuery(query);
     return this.index.search({ terms, type, canAccess: (access) => user.access.has(access) }).map(
       ({ entry, score }) =>
