@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadSpec, specOperations } from "@compute-api/contract";
+import { integerFlag } from "@compute-api/contract/cli";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { formatReport, junitReport } from "./report.js";
 import { type ConformanceOptions, randomSeed, runConformance, runDefaults } from "./run.js";
@@ -19,13 +20,6 @@ export interface CliIo {
 }
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
-
-const integer = (min: number, max: number) => (value: string) => {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < min || n > max)
-    throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}.`);
-  return n;
-};
 
 const baseUrl = (value: string) => {
   let url: URL;
@@ -65,15 +59,15 @@ function program(io: CliIo): Command {
     .addOption(new Option("--api-key <key>", "a key of the backend (required); never printed").env("COMPUTE_API_KEY"))
     .addOption(
       new Option("--runs <n>", `cases per generator (default ${runDefaults.runs})`)
-        .argParser(integer(1, 100_000))
+        .argParser(integerFlag(1, 100_000))
         .conflicts("seconds"),
     )
     .addOption(
-      new Option("--seconds <n>", "generate and send cases for this long instead").argParser(integer(1, 86_400)),
+      new Option("--seconds <n>", "generate and send cases for this long instead").argParser(integerFlag(1, 86_400)),
     )
     .addOption(
       new Option("--seed <n>", "seed of the generators, to replay a run (default: a new one, printed)").argParser(
-        integer(0, 2 ** 31 - 1),
+        integerFlag(0, 2 ** 31 - 1),
       ),
     )
     .addOption(
@@ -90,12 +84,12 @@ function program(io: CliIo): Command {
       ),
     )
     .addOption(
-      new Option("--rate <n>", "requests a second at most").default(runDefaults.rate).argParser(integer(1, 10_000)),
+      new Option("--rate <n>", "requests a second at most").default(runDefaults.rate).argParser(integerFlag(1, 10_000)),
     )
     .addOption(
       new Option("--timeout-ms <n>", "how long one answer may take")
         .default(runDefaults.timeoutMs)
-        .argParser(integer(1, 600_000)),
+        .argParser(integerFlag(1, 600_000)),
     )
     .addOption(new Option("--junit <file>", "also write a JUnit XML report there, for CI"))
     .allowExcessArguments(false)

@@ -1,7 +1,9 @@
 /** The command line of compute-gateway: flags, each also read from the environment, checked before start-up. */
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { parseOrigins, type ResponseValidationMode } from "@compute-api/contract";
+import type { ResponseValidationMode } from "@compute-api/contract";
+import { integerFlag } from "@compute-api/contract/cli";
+import { parseOrigins } from "@compute-api/contract/http";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { defaults, parseUpstreamUrl, upstreamRequired } from "./options.js";
 
@@ -23,15 +25,6 @@ export interface CliConfig {
   corsOrigins?: string[];
   logLevel: string;
 }
-
-const integer =
-  (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  (value: string) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || n < min || n > max)
-      throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
-    return n;
-  };
 
 const upstreamUrl = (value: string) => {
   try {
@@ -73,7 +66,7 @@ export function createProgram(): Command {
       new Option("--port <n>", "port to listen on (0: any free port)")
         .env("PORT")
         .default(8080)
-        .argParser(integer(0, 65535)),
+        .argParser(integerFlag(0, 65535)),
     )
     .addOption(new Option("--host <host>", "address to listen on").env("HOST").default("127.0.0.1"))
     .addOption(
@@ -89,18 +82,18 @@ export function createProgram(): Command {
       new Option("--timeout-ms <n>", "time the backend has for its whole response")
         .env("TIMEOUT_MS")
         .default(defaults.timeoutMs)
-        .argParser(integer(1)),
+        .argParser(integerFlag(1)),
     )
     .addOption(
       new Option("--max-body-bytes <n>", "largest request body (default 1 MiB)")
         .env("MAX_BODY_BYTES")
-        .argParser(integer(1)),
+        .argParser(integerFlag(1)),
     )
     .addOption(
       new Option("--max-response-bytes <n>", "largest upstream response body; larger is 502")
         .env("MAX_RESPONSE_BYTES")
         .default(defaults.maxResponseBytes)
-        .argParser(integer(1)),
+        .argParser(integerFlag(1)),
     )
     .addOption(
       new Option(
@@ -109,31 +102,31 @@ export function createProgram(): Command {
       )
         .env("UPSTREAM_KEEP_ALIVE_TIMEOUT")
         .default(defaults.upstreamKeepAliveTimeoutMs)
-        .argParser(integer(1)),
+        .argParser(integerFlag(1)),
     )
     .addOption(
       new Option("--request-timeout <ms>", "time a caller has to send its whole request; then 408")
         .env("REQUEST_TIMEOUT")
         .default(defaults.requestTimeoutMs)
-        .argParser(integer(1)),
+        .argParser(integerFlag(1)),
     )
     .addOption(
       new Option("--shutdown-grace <ms>", "after SIGTERM, how long connections that stay idle are kept open")
         .env("SHUTDOWN_GRACE")
         .default(defaults.shutdownGraceMs)
-        .argParser(integer(0)),
+        .argParser(integerFlag(0)),
     )
     .addOption(
       new Option("--shutdown-timeout <ms>", "after SIGTERM, how long requests in flight may run before they are cut")
         .env("SHUTDOWN_TIMEOUT")
         .default(defaults.shutdownTimeoutMs)
-        .argParser(integer(0)),
+        .argParser(integerFlag(0)),
     )
     .addOption(
       new Option("--workers <n>", "processes serving the port (node:cluster); `auto`: one per core")
         .env("WORKERS")
         .default(1)
-        .argParser((value) => (value === "auto" ? availableParallelism() : integer(1, 1024)(value))),
+        .argParser((value) => (value === "auto" ? availableParallelism() : integerFlag(1, 1024)(value))),
     )
     .addOption(
       new Option(
