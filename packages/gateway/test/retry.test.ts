@@ -66,8 +66,8 @@ describe("markingConnector", () => {
     const connector = ((_options, callback) =>
       (callback as (error: Error, socket: null) => void)(refused, null)) as buildConnector.connector;
     let seen: unknown;
-    markingConnector(connector)({} as buildConnector.Options, (error) => {
-      seen = error;
+    markingConnector(connector)({} as buildConnector.Options, (...args) => {
+      seen = args[0];
     });
     expect(seen).toBe(refused);
   });

@@ -3,9 +3,12 @@
  * once the stub listens. Invalid flags exit with 2; data or start-up failures with 1.
  */
 import { createRequire } from "node:module";
-import { createLogger, loadSpec, parseOrigins } from "@compute-api/contract";
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { type FaultOptions, maxPreferLatencyMs, statusesOfEveryOperation } from "./faults.js";
+import { loadSpec } from "@compute-api/contract";
+import { integerFlag } from "@compute-api/contract/cli";
+import { createLogger } from "@compute-api/contract/http";
+import { Command, CommanderError, Option } from "commander";
+import { apiKey, faultList, latencyRange, origins, percent, requestRate } from "./cli-flags.js";
+import type { FaultOptions } from "./faults.js";
 import { builtinFixtures } from "./fixtures/builtin.js";
 import { generateFixtures, minGenerateCount } from "./fixtures/generate-fixtures.js";
 import { FixtureError, loadFixtures } from "./fixtures/load-fixtures.js";
@@ -27,75 +30,6 @@ export interface CliResult {
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
-const integer =
-  (min: number, max: number) =>
-  (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || n < min || n > max)
-      throw new InvalidArgumentError(`must be an integer from ${min} to ${max}.`);
-    return n;
-  };
-
-const origins = (value: string, previous: string[] | undefined): string[] => {
-  try {
-    return parseOrigins(value, previous);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-};
-
-/** A share of requests: `0.5%` (or `0.5`, also percent) → 0.005. */
-const percent = (value: string): number => {
-  const match = /^(\d+(?:\.\d+)?)%?$/.exec(value.trim());
-  const share = match ? Number(match[1]) / 100 : NaN;
-  if (!(share >= 0 && share <= 1))
-    throw new InvalidArgumentError(`'${value}' is not a percentage from 0% to 100%, such as 0.5%.`);
-  return share;
-};
-
-/** `429=2%,500=0.5%,503=1%`: statuses every operation documents, with their shares, 100 % at most in all. */
-const faultList = (value: string): NonNullable<FaultOptions["faults"]> => {
-  const allowed = statusesOfEveryOperation(loadSpec());
-  const faults = value.split(",").map((entry) => {
-    const [status = "", share = ""] = entry.trim().split("=");
-    if (!allowed.has(status))
-      throw new InvalidArgumentError(
-        `'${status}' is not a status every operation documents (${[...allowed].join(", ")}).`,
-      );
-    return { status: Number(status), share: percent(share) };
-  });
-  if (faults.reduce((sum, f) => sum + f.share, 0) > 1)
-    throw new InvalidArgumentError("the shares add up to more than 100%.");
-  return faults;
-};
-
-/** `20-200` (uniform) or `50` milliseconds, at most a minute. */
-const latencyRange = (value: string): { min: number; max: number } => {
-  const parts = value.split("-").map((n) => (/^\d+$/.test(n.trim()) ? Number(n) : NaN));
-  const min = parts[0] ?? NaN;
-  const max = parts[1] ?? min;
-  if (parts.length > 2 || !(min <= max) || max > maxPreferLatencyMs)
-    throw new InvalidArgumentError(
-      `'${value}' is not a range of milliseconds such as 20-200 (at most ${maxPreferLatencyMs}).`,
-    );
-  return { min, max };
-};
-
-/** `20/s` or `600/min` → requests a second. */
-const requestRate = (value: string): number => {
-  const match = /^(\d+(?:\.\d+)?)\/(s|min)$/.exec(value.trim());
-  const rate = match ? Number(match[1]) / (match[2] === "min" ? 60 : 1) : NaN;
-  if (!(rate > 0)) throw new InvalidArgumentError(`'${value}' is not a rate such as 20/s or 600/min.`);
-  return rate;
-};
-
-const apiKey = (value: string): string => {
-  // The form the contract accepts in `Authorization: Bearer <key>`; any other key could never be sent.
-  if (!/^[A-Za-z0-9._~+/=-]+$/.test(value))
-    throw new InvalidArgumentError("may hold only letters, digits and . _ ~ + / = -.");
-  return value;
-};
-
 /** The package's version, from its package.json (one folder up from src/ and from dist/). */
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
@@ -109,19 +43,19 @@ function program(io: CliIo): Command {
       new Option("-p, --port <port>", "port to listen on (0: any free port)")
         .env("PORT")
         .default(4010)
-        .argParser(integer(0, 65535)),
+        .argParser(integerFlag(0, 65535)),
     )
     .addOption(new Option("--host <host>", "address to listen on").env("HOST").default("127.0.0.1"))
     .addOption(new Option("--data <file>", "serve this fixture file (.json, .yaml, .yml) instead of the built-in data"))
     .addOption(
       new Option("--generate <count>", `serve a generated data set of <count> resources (at least ${minGenerateCount})`)
-        .argParser(integer(minGenerateCount, 10_000_000))
+        .argParser(integerFlag(minGenerateCount, 10_000_000))
         .conflicts("data"),
     )
     .addOption(
       new Option("--seed <seed>", "seed of --generate and of the random faults (--faults, --latency, --drop)")
         .default(1)
-        .argParser(integer(0, 2 ** 32 - 1)),
+        .argParser(integerFlag(0, 2 ** 32 - 1)),
     )
     .addOption(
       new Option("--api-key <key>", "API key of the first user (default: a new key, printed)")

@@ -26,8 +26,8 @@ const search = (url: string, key: string, query = "type:project") =>
 
 describe("compute-stub flags", () => {
   it.each([
-    ["a port that is not a number", ["--port", "http"], /--port.*must be an integer from 0 to 65535/],
-    ["a port out of range", ["--port", "70000"], /must be an integer from 0 to 65535/],
+    ["a port that is not a number", ["--port", "http"], /--port.*must be a whole number from 0 to 65535/],
+    ["a port out of range", ["--port", "70000"], /must be a whole number from 0 to 65535/],
     ["a data set too small to generate", ["--generate", "5"], /--generate.*at least|from 10/],
     ["--data with --generate", ["--data", "x.json", "--generate", "100"], /cannot be used with/],
     ["an unknown log level", ["--log-level", "loud"], /Allowed choices are fatal, error/],
