@@ -17,10 +17,6 @@ export {
 } from "./requests.js";
 export type { CheckResult, Failure } from "./results.js";
 export { type ConformanceOptions, type Progress, type Report, runConformance } from "./run.js";
-export {
-  createSchemaArbitraries,
-  isWellFormed,
-  type SchemaArbitraries,
-  type SchemaArbitraryOptions,
-} from "./schema-arbitrary.js";
+export { createSchemaArbitraries, type SchemaArbitraries, type SchemaArbitraryOptions } from "./schema-arbitrary.js";
 export { type Mutant, type MutationSite, mutationSites } from "./schema-mutants.js";
+export { isWellFormed } from "./string-arbitrary.js";

@@ -7,14 +7,10 @@ import type { OpenApiDocument } from "@compute-api/contract";
 import fc from "fast-check";
 import type { RawRequest } from "./http.js";
 import { type OperationShape, operationShapes, type ParameterShape } from "./operation-shapes.js";
-import {
-  createSchemaArbitraries,
-  isWellFormed,
-  type SchemaArbitraries,
-  type SchemaArbitraryOptions,
-} from "./schema-arbitrary.js";
+import { createSchemaArbitraries, type SchemaArbitraries, type SchemaArbitraryOptions } from "./schema-arbitrary.js";
 import { type Mutant, type MutationSite, mutationSites } from "./schema-mutants.js";
 import { nodeAt } from "./schema-node.js";
+import { isWellFormed } from "./string-arbitrary.js";
 
 /** A request before it is written: decoded parameter values and the body as a value. */
 export interface RequestInput {

@@ -3,11 +3,12 @@
  * type, const, enum, not, pattern (fast-check's stringMatching), minLength/maxLength, format (date-time, int32,
  * int64), minimum/maximum and their exclusive forms, properties/required/additionalProperties,
  * minProperties/maxProperties, items/minItems/maxItems/uniqueItems, $ref (with sibling keywords), allOf, oneOf
- * and anyOf. An unsupported keyword throws (see schema-node.ts). Where a keyword cannot be built into the
+ * and anyOf. An unsupported keyword throws (see schema-keywords.ts). Where a keyword cannot be built into the
  * generator (`not` other than const/enum, the exclusiveness of `oneOf`), values are filtered with Ajv.
  */
 import { createSchemaValidator, type OpenApiDocument, type SchemaValidator } from "@compute-api/contract";
 import fc from "fast-check";
+import { integerArbitrary, numberArbitrary } from "./number-arbitrary.js";
 import {
   canonicalJson,
   type FlatSchema,
@@ -18,6 +19,7 @@ import {
   possibleTypes,
   type SchemaNode,
 } from "./schema-node.js";
+import { defaultSpan, stringArbitrary } from "./string-arbitrary.js";
 
 /** Where a value sits in the generated value: property names, and `*` for any item of an array. */
 export type ValuePath = readonly string[];
@@ -47,10 +49,6 @@ export interface SchemaArbitraries {
   readonly document: OpenApiDocument;
   readonly validator: SchemaValidator;
 }
-
-const int32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
-/** Longest string or array generated where the schema sets no maximum, to keep requests small. */
-const defaultSpan = 16;
 
 /** Names a oneOf/anyOf group by the pointer of the keyword (`…/oneOf`). */
 const groupKey = (branches: readonly SchemaNode[]): string => branches[0]?.pointer.replace(/\/\d+$/, "") ?? "";
@@ -125,35 +123,10 @@ export function createSchemaArbitraries(document: OpenApiDocument): SchemaArbitr
     switch (type) {
       case "string":
         return stringArbitrary(flat);
-      case "integer": {
-        const bounded =
-          flat.format === "int32" ? int32 : { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER };
-        const min = Math.max(
-          bounded.min,
-          Math.ceil(flat.minimum ?? -Infinity),
-          Math.floor((flat.exclusiveMinimum ?? -Infinity) + 1),
-        );
-        const max = Math.min(
-          bounded.max,
-          Math.floor(flat.maximum ?? Infinity),
-          Math.ceil((flat.exclusiveMaximum ?? Infinity) - 1),
-        );
-        return fc.integer({ min, max });
-      }
+      case "integer":
+        return integerArbitrary(flat);
       case "number":
-        return fc
-          .double({
-            noNaN: true,
-            noDefaultInfinity: true,
-            ...(flat.minimum === undefined ? {} : { min: flat.minimum }),
-            ...(flat.maximum === undefined ? {} : { max: flat.maximum }),
-          })
-          .filter(
-            (n) =>
-              !(n <= (flat.exclusiveMinimum ?? -Infinity)) &&
-              !(n >= (flat.exclusiveMaximum ?? Infinity)) &&
-              !Object.is(n, -0),
-          );
+        return numberArbitrary(flat);
       case "boolean":
         return fc.boolean();
       case "null":
@@ -234,31 +207,3 @@ export function withProperties(
     Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   return out;
 }
-
-/** Strings of a flat schema: its patterns (all of them), length bounds and format. */
-export function stringArbitrary(flat: FlatSchema): fc.Arbitrary<string> {
-  const min = flat.minLength ?? 0;
-  const max = flat.maxLength ?? Math.max(min, 0) + defaultSpan * 4;
-  const patterns = flat.patterns.map((p) => new RegExp(p, "u"));
-  const inBounds = (s: string) => codePoints(s) >= min && codePoints(s) <= max && patterns.every((re) => re.test(s));
-  if (flat.format === "date-time") {
-    return fc
-      .date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59Z"), noInvalidDate: true })
-      .map((d) => d.toISOString())
-      .filter(inBounds);
-  }
-  if (flat.format !== undefined) throw new Error(`string format ${flat.format} is not supported`);
-  const [first] = patterns;
-  if (first) return fc.stringMatching(first, { size: min > 8 ? "medium" : "small" }).filter(inBounds);
-  // Printable ASCII, and any code point (control characters, astral planes): both count one unit per code point.
-  const span = { minLength: min, maxLength: Math.min(max, min + defaultSpan * 4) };
-  return fc
-    .oneof(fc.string({ unit: "grapheme-ascii", ...span }), fc.string({ unit: "binary", ...span }))
-    .filter((s) => isWellFormed(s) && inBounds(s));
-}
-
-/** Whether a string has no lone surrogate (it can be encoded as UTF-8, in a URL or in JSON text). */
-export const isWellFormed = (s: string): boolean => !/[\uD800-\uDFFF]/u.test(s);
-
-/** Length as JSON Schema counts it: in code points. */
-export const codePoints = (s: string): number => [...s].length;

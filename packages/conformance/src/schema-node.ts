@@ -4,6 +4,7 @@
  * constraints. Each part keeps the JSON pointer it came from, so Ajv can check a value against the original.
  * @see https://spec.openapis.org/oas/v3.1.0#schema-object
  */
+import { checkKeywords } from "./schema-keywords.js";
 
 /** A JSON Schema: an object of keywords, or `true` (anything) / `false` (nothing). */
 export type JsonSchema = boolean | { readonly [keyword: string]: unknown };
@@ -55,75 +56,6 @@ export interface FlatSchema {
   pointers: string[];
 }
 
-/** Keywords that only annotate (or that OpenAPI adds) and never constrain a value. */
-const annotations = new Set([
-  "$schema",
-  "$id",
-  "$anchor",
-  "$comment",
-  "$defs",
-  "title",
-  "description",
-  "examples",
-  "example",
-  "default",
-  "deprecated",
-  "discriminator",
-  "xml",
-  "externalDocs",
-  "contentMediaType",
-  "contentEncoding",
-]);
-
-/** Keywords that constrain values but are not supported: meeting one throws rather than generating wrong values. */
-const unsupported = new Set([
-  "prefixItems",
-  "contains",
-  "minContains",
-  "maxContains",
-  "patternProperties",
-  "propertyNames",
-  "dependentRequired",
-  "dependentSchemas",
-  "if",
-  "then",
-  "else",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-  "$dynamicRef",
-  "multipleOf",
-]);
-
-const handled = new Set([
-  "$ref",
-  "type",
-  "const",
-  "enum",
-  "not",
-  "pattern",
-  "minLength",
-  "maxLength",
-  "format",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "properties",
-  "required",
-  "additionalProperties",
-  "minProperties",
-  "maxProperties",
-  "items",
-  "minItems",
-  "maxItems",
-  "uniqueItems",
-  "allOf",
-  "oneOf",
-  "anyOf",
-  "readOnly",
-  "writeOnly",
-]);
-
 /** Escapes one JSON pointer token. */
 export const pointerToken = (token: string): string => token.replaceAll("~", "~0").replaceAll("/", "~1");
 
@@ -166,12 +98,9 @@ const tighter =
 const atLeast = tighter(Math.max);
 const atMost = tighter(Math.min);
 
-/**
- * Merges the constraints of all the nodes (and of what they reference and `allOf`) into one flat schema.
- * Throws on a keyword it does not support, so that a new spec construct is noticed rather than ignored.
- */
-export function flatten(document: unknown, nodes: readonly SchemaNode[]): FlatSchema {
-  const flat: FlatSchema = {
+/** The flat schema of no constraint at all (anything is valid), with `more` set. */
+export function flatSchema(more: Partial<FlatSchema> = {}): FlatSchema {
+  return {
     not: [],
     patterns: [],
     properties: new Map(),
@@ -182,7 +111,16 @@ export function flatten(document: unknown, nodes: readonly SchemaNode[]): FlatSc
     readOnly: false,
     writeOnly: false,
     pointers: [],
+    ...more,
   };
+}
+
+/**
+ * Merges the constraints of all the nodes (and of what they reference and `allOf`) into one flat schema.
+ * Throws on a keyword it does not support, so that a new spec construct is noticed rather than ignored.
+ */
+export function flatten(document: unknown, nodes: readonly SchemaNode[]): FlatSchema {
+  const flat = flatSchema();
   const seen = new Set<string>();
   const visit = (node: SchemaNode, record: boolean): void => {
     if (record) flat.pointers.push(node.pointer);
@@ -196,12 +134,7 @@ export function flatten(document: unknown, nodes: readonly SchemaNode[]): FlatSc
     seen.add(node.pointer);
     const at = (...tokens: (string | number)[]) =>
       `${node.pointer}/${tokens.map((t) => pointerToken(String(t))).join("/")}`;
-    for (const keyword of Object.keys(s)) {
-      if (unsupported.has(keyword)) throw new Error(`${node.pointer}: keyword ${keyword} is not supported`);
-      if (!handled.has(keyword) && !annotations.has(keyword) && !keyword.startsWith("x-")) {
-        throw new Error(`${node.pointer}: unknown keyword ${keyword}`);
-      }
-    }
+    checkKeywords(s, node.pointer);
     if (typeof s.$ref === "string") visit(nodeAt(document, s.$ref), false);
     if (s.type !== undefined) {
       const types = (Array.isArray(s.type) ? s.type : [s.type]) as JsonType[];

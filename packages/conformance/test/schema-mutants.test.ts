@@ -4,7 +4,7 @@ import type { ErrorObject } from "ajv";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createSchemaArbitraries } from "../src/schema-arbitrary.js";
-import { edited, type MutantOptions, mutationSites, patternAlphabet } from "../src/schema-mutants.js";
+import { type MutantOptions, mutationSites } from "../src/schema-mutants.js";
 import { nodeAt } from "../src/schema-node.js";
 import { documentWith, seed } from "./support.js";
 
@@ -132,18 +132,5 @@ describe("mutationSites, keyword by keyword", () => {
     expect(
       expectEachSiteBreaksOnlyItsConstraint(documentWith({ Case: schema }), "#/components/schemas/Case", {}).sort(),
     ).toEqual(want);
-  });
-});
-
-describe("patternAlphabet and edited", () => {
-  it("names the pattern's characters, its \\x escapes and their neighbours", () => {
-    const alphabet = patternAlphabet("^[a-c]\\x7F$");
-    for (const c of ["a", "c", "`", "d", "\x7f", "\x7e", "\x80", "^", "$"]) expect(alphabet).toContain(c);
-  });
-
-  it("edits one character at a time", () => {
-    for (const s of fc.sample(edited("abc", fc.constant("Z")), { numRuns: 100, seed })) {
-      expect(Math.abs(s.length - 3)).toBeLessThanOrEqual(1);
-    }
   });
 });
