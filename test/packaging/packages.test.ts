@@ -21,6 +21,7 @@ import {
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -86,9 +87,17 @@ function consumerLock(
   };
 }
 
-/** Starts an installed command with npx in the consumer; resolves with its output once it matches `until`. */
+/**
+ * Starts an installed command with npx in the consumer; resolves with its output once it matches `until`. The
+ * child leads a process group of its own (npx, and the node process of the command it starts), so that the whole
+ * group can be ended: ending npx alone would leave the command running.
+ */
 function start(args: string[], until: RegExp): Promise<string> {
-  const child = spawn("npx", ["--offline", ...args], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("npx", ["--offline", ...args], {
+    cwd: consumer,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   children.push(child);
   return new Promise((resolve, reject) => {
     let output = "";
@@ -156,13 +165,54 @@ beforeAll(async () => {
   await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: consumer });
 }, 180_000);
 
-afterAll(async () => {
-  for (const child of children) child.kill("SIGTERM");
-  await Promise.all(
-    children.map((child) => (child.exitCode === null ? new Promise((done) => child.once("exit", done)) : undefined)),
+/** Whether any process of the group led by `pid` is still running. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Sends a signal to every process of the group led by `pid`, if any is left. */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+/**
+ * Ends every process group the suite started: SIGTERM, up to 10 s for them to drain and exit, then SIGKILL. The
+ * suite fails when a group outlived SIGTERM, or is still there after SIGKILL, naming the commands.
+ */
+async function endChildren(): Promise<void> {
+  const groups = children.flatMap((child) =>
+    child.pid === undefined ? [] : [{ pid: child.pid, command: child.spawnargs.slice(2, 3).join(" ") }],
   );
-  rmSync(scratch, { recursive: true, force: true });
-});
+  for (const { pid } of groups) signalGroup(pid, "SIGTERM");
+  const deadline = Date.now() + 10_000;
+  while (groups.some(({ pid }) => groupAlive(pid)) && Date.now() < deadline) await sleep(100);
+  const lingering = groups.filter(({ pid }) => groupAlive(pid));
+  for (const { pid } of lingering) signalGroup(pid, "SIGKILL");
+  await sleep(100);
+  const left = groups.filter(({ pid }) => groupAlive(pid));
+  if (lingering.length > 0 || left.length > 0)
+    throw new Error(
+      `still running at the end of the suite: ${lingering.map((g) => `${g.command} (process group ${g.pid})`).join(", ")}` +
+        (left.length > 0 ? `; still alive after SIGKILL: ${left.map((g) => g.pid).join(", ")}` : ""),
+    );
+}
+
+afterAll(async () => {
+  try {
+    await endChildren();
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}, 30_000);
 
 describe("the tarballs", () => {
   it.each(workspaces)(
@@ -204,8 +254,9 @@ describe("installed from the tarballs into an empty project", () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { results: unknown[] }).results.length).toBeGreaterThan(0);
 
+    // A short grace: this process keeps its connections to the gateway idle, which a drain keeps that long.
     const gateway = await start(
-      ["compute-gateway", "--upstream", url!, "--port", "0"],
+      ["compute-gateway", "--upstream", url!, "--port", "0", "--shutdown-grace", "500"],
       /"msg":"compute-gateway listening"/,
     );
     const gatewayUrl = /"url":"([^"]+)"/.exec(gateway)?.[1];
