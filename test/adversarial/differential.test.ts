@@ -20,7 +20,8 @@ import {
   sendBytes,
   toRawRequest,
 } from "@compute-api/conformance";
-import { createLogger, parseQueryString } from "@compute-api/contract";
+import { parseQueryString } from "@compute-api/contract";
+import { createLogger } from "@compute-api/contract/http";
 import { createGateway } from "@compute-api/gateway";
 import { createContractValidator, errorHandler } from "@compute-api/stub-server";
 import express from "express";

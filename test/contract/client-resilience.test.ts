@@ -6,7 +6,7 @@
  */
 import { Writable } from "node:stream";
 import { createComputeClient } from "@compute-api/client";
-import { createLogger } from "@compute-api/contract";
+import { createLogger } from "@compute-api/contract/http";
 import { type FaultOptions, type RunningStub, startServer } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 

@@ -5,7 +5,7 @@ import { createServer as createNetServer } from "node:net";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { createLogger } from "@compute-api/contract";
+import { createLogger } from "@compute-api/contract/http";
 import { createApp } from "@compute-api/stub-server";
 import { type Agent, request } from "undici";
 

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger } from "@compute-api/contract";
+import { createLogger } from "@compute-api/contract/http";
 import { createGateway, type Gateway } from "@compute-api/gateway";
 import { type RunningStub, startServer } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -4,23 +4,18 @@
  */
 
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { ApiError, compileContract, hasRequestBody, internalError, pathOf, toApiError } from "@compute-api/contract";
 import {
-  ApiError,
   answerClientErrors,
   type CorsHandler,
-  compileContract,
   corsHandler,
   createLogger,
   defaultMaxBodyBytes,
-  hasRequestBody,
-  internalError,
   isPreflight,
   type JsonBody,
   jsonBodyReader,
-  pathOf,
   requestLogger,
-  toApiError,
-} from "@compute-api/contract";
+} from "@compute-api/contract/http";
 import getRawBody from "raw-body";
 import { upstreamAcceptEncoding } from "./content-coding.js";
 import { type ForwardOptions, forward } from "./forward.js";

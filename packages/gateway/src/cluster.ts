@@ -11,7 +11,7 @@ import cluster, { type Worker } from "node:cluster";
 import { randomUUID } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
-import type { Logger } from "@compute-api/contract";
+import type { Logger } from "@compute-api/contract/http";
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from "prom-client";
 
 const ready = "compute-gateway:ready";

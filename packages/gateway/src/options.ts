@@ -1,5 +1,7 @@
 /** The options of a gateway, their defaults, and the check of the upstream URL. */
-import type { Logger, OpenApiDocument, ResponseValidationMode } from "@compute-api/contract";
+
+import type { OpenApiDocument, ResponseValidationMode } from "@compute-api/contract";
+import type { Logger } from "@compute-api/contract/http";
 import type { Registry } from "prom-client";
 
 /** How a gateway is built; only `upstream` is required. */

@@ -7,10 +7,10 @@ import type { ServerResponse } from "node:http";
 import {
   type ApiError,
   type Contract,
-  type Logger,
   type ResponseValidationMode,
   upstreamContractError,
 } from "@compute-api/contract";
+import type { Logger } from "@compute-api/contract/http";
 import { decodeBody } from "./content-coding.js";
 import { clientResponseHeaders } from "./headers.js";
 import type { GatewayMetrics } from "./metrics.js";

@@ -1,7 +1,7 @@
 /** Starting compute-gateway from its command line: one process, or a node:cluster primary and its workers. */
 import cluster from "node:cluster";
 import type { Server } from "node:http";
-import { createLogger, type Logger } from "@compute-api/contract";
+import { createLogger, type Logger } from "@compute-api/contract/http";
 import { createGateway } from "./app.js";
 import { type CliConfig, exitCodeOf, parseCommandLine } from "./cli.js";
 import {

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { Server as NetServer, type Socket } from "node:net";
-import type { Logger } from "@compute-api/contract";
+import type { Logger } from "@compute-api/contract/http";
 
 /** How a drain proceeds. */
 export interface DrainOptions {

@@ -8,8 +8,10 @@
 import { once } from "node:events";
 import { request, type Server } from "node:http";
 import { connect } from "node:net";
-import { createLogger, type FieldViolation, maxFieldViolations } from "@compute-api/contract";
+import type { FieldViolation } from "@compute-api/contract";
+import { createLogger } from "@compute-api/contract/http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { maxFieldViolations } from "../../contract/src/field-violations.js";
 import { createGateway, type Gateway } from "../src/index.js";
 import { type RawResponse, send } from "./support/client.js";
 import { auth, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";

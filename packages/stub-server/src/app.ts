@@ -2,16 +2,9 @@
  * The stub server's Express app: a stateful stand-in for the compute service that authenticates with keys it
  * issues and holds every request and response to the spec. Building it never listens (see server.ts).
  */
-import {
-  corsHandler,
-  createLogger,
-  type Logger,
-  loadSpec,
-  type OpenApiDocument,
-  parseQueryString,
-  requestLogger,
-  unauthenticated,
-} from "@compute-api/contract";
+
+import { loadSpec, type OpenApiDocument, parseQueryString, unauthenticated } from "@compute-api/contract";
+import { corsHandler, createLogger, type Logger, requestLogger } from "@compute-api/contract/http";
 import compression from "compression";
 import express, { type Express, type Request, type RequestHandler } from "express";
 import { createContractValidator } from "./contract-validator.js";

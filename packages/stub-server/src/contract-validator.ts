@@ -11,11 +11,11 @@ import {
   bearerToken,
   boundedSchemas,
   int32Format,
-  jsonBodyParser,
   loadSpec,
   type OpenApiDocument,
   unauthenticated,
 } from "@compute-api/contract";
+import { jsonBodyParser } from "@compute-api/contract/http";
 import type { Request, RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { contractQueryParser, requestBodies, undeclaredQueryParameters } from "./validator-gaps.js";

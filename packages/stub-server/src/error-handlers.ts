@@ -1,5 +1,7 @@
 /** The stub's last handlers: a 404 for what nothing routed, and the one error handler that answers every error. */
-import { type Logger, notFound as notFoundError } from "@compute-api/contract";
+
+import { notFound as notFoundError } from "@compute-api/contract";
+import type { Logger } from "@compute-api/contract/http";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { fromValidatorError } from "./validator-errors.js";
 

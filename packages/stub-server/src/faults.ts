@@ -16,10 +16,10 @@ import {
   catalogueError,
   invalidRequest,
   type OpenApiDocument,
-  type RequestRecord,
   reasonOfStatus,
   specOperations,
 } from "@compute-api/contract";
+import type { RequestRecord } from "@compute-api/contract/http";
 import type { Request, RequestHandler, Response } from "express";
 import { seededRandom } from "./random.js";
 import { hashApiKey } from "./store/api-keys.js";

@@ -2,7 +2,7 @@
 
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { answerClientErrors } from "@compute-api/contract";
+import { answerClientErrors } from "@compute-api/contract/http";
 import { createApp, type StubOptions } from "./app.js";
 
 /** Options of a listening stub. */

@@ -4,7 +4,7 @@
  * memoryUsage() after a full GC (run with --expose-gc); exits on `{ type: "stop" }`.
  */
 import { createServer, type Server } from "node:http";
-import { answerClientErrors, createLogger } from "@compute-api/contract";
+import { answerClientErrors, createLogger } from "@compute-api/contract/http";
 import { createGateway } from "@compute-api/gateway";
 import { startServer } from "@compute-api/stub-server";
 import { listenLocal, userKeys } from "./targets.js";

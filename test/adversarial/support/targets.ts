@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { answerClientErrors, createLogger } from "@compute-api/contract";
+import { answerClientErrors, createLogger } from "@compute-api/contract/http";
 import { createGateway } from "@compute-api/gateway";
 import { builtinFixtures, startServer } from "@compute-api/stub-server";
 

@@ -8,7 +8,7 @@
  */
 import type { Server } from "node:http";
 import { type ComputeClient, createComputeClient, normalizeDecimal } from "@compute-api/client";
-import { createLogger } from "@compute-api/contract";
+import { createLogger } from "@compute-api/contract/http";
 import { createGateway, type Gateway } from "@compute-api/gateway";
 import { builtinFixtures, type RunningStub, startServer } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

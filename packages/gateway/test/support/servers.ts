@@ -1,7 +1,8 @@
 /** Real servers on ephemeral 127.0.0.1 ports: test upstreams and gateways whose log lines are kept. */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import { Writable } from "node:stream";
-import { createLogger, type ResponseValidationMode } from "@compute-api/contract";
+import type { ResponseValidationMode } from "@compute-api/contract";
+import { createLogger } from "@compute-api/contract/http";
 import { afterAll, beforeAll } from "vitest";
 import { createGateway, type Gateway, type GatewayOptions } from "../../src/index.js";
 

@@ -1,6 +1,7 @@
 /** A real stub on an ephemeral 127.0.0.1 port, with a key per built-in user, for the tests of this package. */
 import { Writable } from "node:stream";
-import { createLogger, createSchemaValidator, loadSpec } from "@compute-api/contract";
+import { createSchemaValidator, loadSpec } from "@compute-api/contract";
+import { createLogger } from "@compute-api/contract/http";
 import { expect } from "vitest";
 import { apiKeyPrefix, builtinFixtures, type RunningStub, type ServerOptions, startServer } from "../../src/index.js";
 
