@@ -29,20 +29,21 @@ function sourceFiles(dir: string): string[] {
 
 describe("package", () => {
   test.each(sourceFiles(join(packageDir, "src")).map((file) => [relative(packageDir, file), file]))(
-    "%s imports only openapi-fetch and its own files, and logs nothing",
+    "%s imports only openapi-fetch, @compute-api/decimal and its own files, and logs nothing",
     (_, file) => {
       const text = readFileSync(file, "utf8");
       const imported = [...text.matchAll(/^(?:import|export)\b[^;]*?from "([^"]+)";/gms)].map(
         ([, specifier]) => specifier,
       );
-      for (const specifier of imported) expect(specifier).toMatch(/^(openapi-fetch|\.\.?\/.+\.js)$/);
+      for (const specifier of imported)
+        expect(specifier).toMatch(/^(openapi-fetch|@compute-api\/decimal|\.\.?\/.+\.js)$/);
       expect(text).not.toMatch(/\bconsole\.|\bprocess\.|\bBuffer\b|\brequire\(/);
     },
   );
 
-  test("openapi-fetch is its only runtime dependency", () => {
+  test("openapi-fetch and @compute-api/decimal are its only runtime dependencies", () => {
     const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as Record<string, unknown>;
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["openapi-fetch"]);
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@compute-api/decimal", "openapi-fetch"]);
     expect(manifest.peerDependencies).toBeUndefined();
   });
 
@@ -70,7 +71,8 @@ describe("package", () => {
       expect(files).toContain("dist/index.d.ts");
       expect(files).not.toContain("src/schema.d.ts");
 
-      // The consumer: the tarball unpacked as npm would install it, plus openapi-fetch, the one dependency.
+      // The consumer: the tarball unpacked as npm would install it, plus its dependencies, openapi-fetch and
+      // @compute-api/decimal (the workspace's, built).
       const consumer = join(scratch, "consumer");
       const installed = join(consumer, "node_modules/@compute-api/client");
       mkdirSync(installed, { recursive: true });
@@ -78,6 +80,10 @@ describe("package", () => {
       symlinkSync(
         dirname(realpathSync(require.resolve("openapi-fetch/package.json"))),
         join(consumer, "node_modules/openapi-fetch"),
+      );
+      symlinkSync(
+        dirname(realpathSync(require.resolve("@compute-api/decimal/package.json"))),
+        join(consumer, "node_modules/@compute-api/decimal"),
       );
       writeFileSync(
         join(consumer, "package.json"),

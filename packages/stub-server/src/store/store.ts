@@ -3,8 +3,8 @@
  * of the spec is a method here; HTTP is the routes' business. A method that fails changes nothing.
  */
 
-import { normalizeDecimal } from "@compute-api/client";
 import { alreadyExists, type FieldViolation, invalidRequest, notFound, permissionDenied } from "@compute-api/contract";
+import { normalizeDecimal } from "@compute-api/decimal";
 import {
   type Cluster,
   type ClusterMachine,

@@ -1,5 +1,5 @@
 /** Exact decimal sums for the cluster totals. */
-import { compareDecimals } from "@compute-api/client";
+import { compareDecimals } from "@compute-api/decimal";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { sumDecimals } from "../../src/store/decimal-sum.js";

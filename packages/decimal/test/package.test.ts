@@ -1,0 +1,25 @@
+/** The package runs anywhere the client does: it imports nothing and uses no Node-only API. */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const src = fileURLToPath(new URL("../src", import.meta.url));
+
+describe("package", () => {
+  it.each(readdirSync(src).filter((name) => name.endsWith(".ts")))(
+    "%s imports only its own files, and uses no Node-only API",
+    (name) => {
+      const text = readFileSync(join(src, name), "utf8");
+      const imported = [...text.matchAll(/^(?:import|export)\b[^;]*?from "([^"]+)";/gms)].map(([, s]) => s);
+      for (const specifier of imported) expect(specifier).toMatch(/^\.\/.+\.js$/);
+      expect(text).not.toMatch(/\bconsole\.|\bprocess\.|\bBuffer\b|\brequire\(/);
+    },
+  );
+
+  it("has no dependencies", () => {
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as object;
+    expect(manifest).not.toHaveProperty("dependencies");
+    expect(manifest).not.toHaveProperty("peerDependencies");
+  });
+});
