@@ -2,15 +2,13 @@
  * fast-check arbitraries of the numbers a flat schema accepts: integers within its bounds and format (int32, or
  * every integer a JSON number holds exactly), and doubles within its bounds, exclusive ones kept out.
  */
+import { int32Range } from "@compute-api/contract";
 import fc from "fast-check";
 import type { FlatSchema } from "./schema-node.js";
 
-/** The values of `format: int32`. */
-const int32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
-
 /** Integers within the schema's bounds and format. */
 export function integerArbitrary(flat: FlatSchema): fc.Arbitrary<number> {
-  const bounded = flat.format === "int32" ? int32 : { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER };
+  const bounded = flat.format === "int32" ? int32Range : { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER };
   const min = Math.max(
     bounded.min,
     Math.ceil(flat.minimum ?? -Infinity),

@@ -4,6 +4,7 @@
  * constraints. Each part keeps the JSON pointer it came from, so Ajv can check a value against the original.
  * @see https://spec.openapis.org/oas/v3.1.0#schema-object
  */
+import { pointerToken, resolvePointer } from "@compute-api/contract";
 import { checkKeywords } from "./schema-keywords.js";
 
 /** A JSON Schema: an object of keywords, or `true` (anything) / `false` (nothing). */
@@ -54,25 +55,6 @@ export interface FlatSchema {
   writeOnly: boolean;
   /** Pointers of every schema merged here: a value is valid when it is valid against each. */
   pointers: string[];
-}
-
-/** Escapes one JSON pointer token. */
-export const pointerToken = (token: string): string => token.replaceAll("~", "~0").replaceAll("/", "~1");
-
-/** The value at a local pointer (`#/components/schemas/X`) of the document; throws when there is none. */
-export function resolvePointer(document: unknown, pointer: string): unknown {
-  if (!pointer.startsWith("#")) throw new Error(`only local references are supported, not ${pointer}`);
-  const tokens = pointer
-    .slice(1)
-    .split("/")
-    .slice(1)
-    .map((t) => decodeURIComponent(t).replaceAll("~1", "/").replaceAll("~0", "~"));
-  let value: unknown = document;
-  for (const token of tokens) {
-    if (typeof value !== "object" || value === null || !(token in value)) throw new Error(`no schema at ${pointer}`);
-    value = (value as Record<string, unknown>)[token];
-  }
-  return value;
 }
 
 /** The node at a pointer of the document. */
