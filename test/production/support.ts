@@ -40,8 +40,8 @@ export async function startLoggedStub(keepAliveTimeoutMs = 5000): Promise<Logged
       done();
     },
   });
-  const app = await createApp({ apiKeys: { alice: aliceKey }, logger: createLogger({ level: "info", destination }) });
-  const server = createServer(app);
+  const stub = await createApp({ apiKeys: { alice: aliceKey }, logger: createLogger({ level: "info", destination }) });
+  const server = createServer(stub.app);
   server.keepAliveTimeout = keepAliveTimeoutMs;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
@@ -54,7 +54,7 @@ export async function startLoggedStub(keepAliveTimeoutMs = 5000): Promise<Logged
     },
     close: () =>
       new Promise((resolve) => {
-        server.close(() => resolve());
+        server.close(() => resolve(stub.close()));
         server.closeAllConnections();
       }),
   };

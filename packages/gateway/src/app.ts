@@ -10,7 +10,6 @@ import {
   type CorsHandler,
   corsHandler,
   createLogger,
-  defaultMaxBodyBytes,
   isPreflight,
   type JsonBody,
   jsonBodyReader,
@@ -70,8 +69,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const upstreamUrl = parseUpstreamUrl(options.upstream);
   const mode = options.responseValidation ?? defaults.responseValidation;
   const contract = compileContract(options.spec ? { spec: options.spec } : {});
-  const logger = options.logger ?? createLogger();
-  const metrics = createMetrics(options.collectDefaultMetrics);
+  const logger = options.logger ?? createLogger({ level: defaults.logLevel });
+  const metrics = createMetrics(options.collectDefaultMetrics ?? defaults.collectDefaultMetrics);
   const maxResponseBytes = options.maxResponseBytes ?? defaults.maxResponseBytes;
   const upstream = createUpstream(upstreamUrl, {
     timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
@@ -79,13 +78,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     connections: options.connections ?? defaults.connections,
     keepAliveTimeoutMs: options.upstreamKeepAliveTimeoutMs ?? defaults.upstreamKeepAliveTimeoutMs,
   });
-  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes;
   const readBody = jsonBodyReader({ maxBodyBytes });
   const status = statusLabel(contract.operations.flatMap((operation) => operation.statuses));
   let draining = false;
   const log = requestLogger(logger);
   const cors = options.corsOrigins ? corsHandler(options.corsOrigins, contract.spec) : undefined;
-  const isSpecRoute = options.passthroughUnknown ? createSpecRouteTest(contract.spec) : undefined;
+  const isSpecRoute =
+    (options.passthroughUnknown ?? defaults.passthroughUnknown) ? createSpecRouteTest(contract.spec) : undefined;
   const respond = createRespond({ mode, maxResponseBytes, contract, metrics, logger, ownsCors: cors !== undefined });
   const { registry } = metrics;
   const metricsText = options.metricsSource?.(registry) ?? (() => registry.metrics());

@@ -1,7 +1,7 @@
 /** The options of a gateway, their defaults, and the check of the upstream URL. */
 
 import type { OpenApiDocument, ResponseValidationMode } from "@compute-api/contract";
-import type { Logger } from "@compute-api/contract/http";
+import { defaultMaxBodyBytes, type Logger } from "@compute-api/contract/http";
 import type { Registry } from "prom-client";
 
 /** How a gateway is built; only `upstream` is required. */
@@ -32,7 +32,7 @@ export interface GatewayOptions {
   upstreamKeepAliveTimeoutMs?: number;
   /** How long a caller has to send its whole request (headers and body), in ms; then 408. Default 30000. */
   requestTimeoutMs?: number;
-  /** pino logger; default one writing JSON lines to stdout. */
+  /** pino logger; default a silent one (the command line logs at info on stdout). */
   logger?: Logger;
   /** Also export prom-client's process metrics (CPU, memory, event loop); default false. */
   collectDefaultMetrics?: boolean;
@@ -42,19 +42,29 @@ export interface GatewayOptions {
   spec?: OpenApiDocument;
 }
 
-/** Defaults of the optional settings. */
+/** The settings that are required, or whose default is an absence. */
+type WithoutDefault = "upstream" | "corsOrigins" | "logger" | "metricsSource" | "spec";
+
+/**
+ * Defaults of the optional settings: every one of GatewayOptions but those whose default is an absence (no CORS
+ * origins, the registry's own metrics text, the spec of @compute-api/spec); `logLevel` is the default logger's.
+ */
 export const defaults = {
   responseValidation: "enforce",
   timeoutMs: 30_000,
+  maxBodyBytes: defaultMaxBodyBytes,
   maxResponseBytes: 8 * 1024 * 1024,
+  passthroughUnknown: false,
   connections: 128,
   upstreamKeepAliveTimeoutMs: 1000,
   requestTimeoutMs: 30_000,
+  logLevel: "silent",
+  collectDefaultMetrics: false,
   /** After SIGTERM: how long connections that stay idle are kept, for a request already on its way on them. */
   shutdownGraceMs: 10_000,
   /** After SIGTERM: how long requests in flight may run before they are cut. */
   shutdownTimeoutMs: 30_000,
-} as const;
+} as const satisfies Record<Exclude<keyof GatewayOptions, WithoutDefault>, unknown> & Record<string, unknown>;
 
 /** The message when no upstream URL was given. */
 export const upstreamRequired =

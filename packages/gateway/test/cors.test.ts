@@ -199,7 +199,7 @@ describe.skipIf(skipWithoutChromium())("a web front end in Chromium", () => {
   }
 
   it("reaches the stub through the gateway when the backend owns CORS (the preflight is forwarded)", async () => {
-    const stub = await listen(await createApp({ apiKeys: keys, corsOrigins: [page.url] }));
+    const stub = await listen((await createApp({ apiKeys: keys, corsOrigins: [page.url] })).app);
     const gateway = await testGateway({ upstream: stub.url });
     try {
       expect(await patchFrom(page.url, gateway.url)).toMatchObject({
@@ -216,7 +216,7 @@ describe.skipIf(skipWithoutChromium())("a web front end in Chromium", () => {
   });
 
   it("reaches the stub when the gateway owns CORS, whatever the backend allows", async () => {
-    const stub = await listen(await createApp({ apiKeys: keys, corsOrigins: ["http://not-the-app.example"] }));
+    const stub = await listen((await createApp({ apiKeys: keys, corsOrigins: ["http://not-the-app.example"] })).app);
     const gateway = await testGateway({ upstream: stub.url, corsOrigins: [page.url] });
     try {
       expect(await patchFrom(page.url, gateway.url)).toMatchObject({

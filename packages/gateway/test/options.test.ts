@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseUpstreamUrl } from "../src/options.js";
+import { defaults, parseUpstreamUrl } from "../src/options.js";
 
 describe("parseUpstreamUrl", () => {
   it.each([
@@ -19,5 +19,24 @@ describe("parseUpstreamUrl", () => {
     ["http://api.example/?x=1", /must not have a query/],
   ])("refuses %j", (given, message) => {
     expect(() => parseUpstreamUrl(given)).toThrow(message);
+  });
+});
+
+describe("defaults", () => {
+  it("has one for every optional setting, the logger's silent as the stub's", () => {
+    expect(defaults).toEqual({
+      responseValidation: "enforce",
+      timeoutMs: 30_000,
+      maxBodyBytes: 1024 * 1024,
+      maxResponseBytes: 8 * 1024 * 1024,
+      passthroughUnknown: false,
+      connections: 128,
+      upstreamKeepAliveTimeoutMs: 1000,
+      requestTimeoutMs: 30_000,
+      logLevel: "silent",
+      collectDefaultMetrics: false,
+      shutdownGraceMs: 10_000,
+      shutdownTimeoutMs: 30_000,
+    });
   });
 });

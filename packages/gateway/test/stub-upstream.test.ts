@@ -16,8 +16,8 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   // Two stubs with the same data: one called directly, one behind the gateway; flows change both alike.
-  direct = await listen(await createApp({ apiKeys: keys }));
-  behind = await listen(await createApp({ apiKeys: keys }));
+  direct = await listen((await createApp({ apiKeys: keys })).app);
+  behind = await listen((await createApp({ apiKeys: keys })).app);
   gateway = await testGateway({ upstream: behind.url });
 });
 afterAll(async () => {

@@ -35,7 +35,7 @@ export interface StubOptions {
   compress?: boolean;
   /** Faults to inject: the run's (`faults`, `latencyMs`, `drop`, `rateLimit`, `seed`) and whether `Prefer` is honoured (default yes). */
   faults?: FaultOptions;
-  /** Where request lines go; default a silent logger. */
+  /** Where request lines go; default a silent logger, as the gateway's (the command line logs at info). */
   logger?: Logger;
   /** The bundled spec; default the one of @compute-api/spec. */
   spec?: OpenApiDocument;
@@ -44,11 +44,19 @@ export interface StubOptions {
 /** The key id under which `apiKeys` are registered. */
 export const defaultKeyId = "default";
 
+/** A built stub, shaped as a built gateway: the app to serve, and close() for what it holds. */
+export interface Stub {
+  /** The Express app: `http.createServer(stub.app)`, or `stub.app.listen(port, host)`. */
+  app: Express;
+  /** Releases what the stub holds besides the app (today nothing); the caller closes its own server. */
+  close(): Promise<void>;
+}
+
 /**
  * Builds the app and compiles every validator of the spec before it resolves: a spec that does not compile
  * rejects here, never per request. The app is ready to `listen` once the promise resolves.
  */
-export async function createApp(options: StubOptions = {}): Promise<Express> {
+export async function createApp(options: StubOptions = {}): Promise<Stub> {
   const spec = options.spec ?? loadSpec();
   const logger = options.logger ?? createLogger({ level: "silent" });
   const store = new Store(options.fixtures ? validFixtures(options.fixtures, spec) : builtinFixtures());
@@ -106,5 +114,5 @@ export async function createApp(options: StubOptions = {}): Promise<Express> {
 
   await validator.warmUp();
   warmingUp = false;
-  return app;
+  return { app, close: async () => {} };
 }

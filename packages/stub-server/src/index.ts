@@ -1,5 +1,5 @@
 /** The compute service stub server: a stateful, validating stand-in for the service. */
-export { createApp, defaultKeyId, type StubOptions } from "./app.js";
+export { createApp, defaultKeyId, type Stub, type StubOptions } from "./app.js";
 export { type CliIo, type CliResult, runCli } from "./cli.js";
 export {
   type Authenticate,

@@ -24,9 +24,9 @@ export interface RunningStub {
 
 /** Builds the app (compiling every validator) and listens; rejects if the address is taken. */
 export async function startServer(options: ServerOptions = {}): Promise<RunningStub> {
-  const app = await createApp(options);
+  const stub = await createApp(options);
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port ?? 4010, options.host ?? "127.0.0.1", (error?: Error) =>
+    const s = stub.app.listen(options.port ?? 4010, options.host ?? "127.0.0.1", (error?: Error) =>
       error ? reject(error) : resolve(s),
     );
   });
@@ -42,7 +42,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         const force = setTimeout(() => server.closeAllConnections(), graceMs).unref();
         server.close(() => {
           clearTimeout(force);
-          resolve();
+          resolve(stub.close());
         });
         server.closeIdleConnections();
       }),
