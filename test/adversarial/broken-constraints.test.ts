@@ -6,7 +6,7 @@
  * the gateway. Each gets 400 with a field violation naming the broken field, and a refused PATCH changes nothing.
  */
 
-import { type MutantInput, send, toRawRequest } from "@compute-api/conformance";
+import { type MutantInput, send, toRawRequest } from "@compute-api/conformance/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterState, errorProblems, expectNoProblems, violationsOf } from "./support/checks.js";

@@ -19,7 +19,7 @@ import {
   send,
   sendBytes,
   toRawRequest,
-} from "@compute-api/conformance";
+} from "@compute-api/conformance/testing";
 import { parseQueryString } from "@compute-api/contract";
 import { createLogger } from "@compute-api/contract/http";
 import { createGateway } from "@compute-api/gateway";

@@ -7,7 +7,7 @@
  * answers a normal request correctly afterwards.
  */
 import { Agent, request } from "node:http";
-import { type Answer, jsonRequest, send, sendBytes, toRawRequest } from "@compute-api/conformance";
+import { type Answer, jsonRequest, send, sendBytes, toRawRequest } from "@compute-api/conformance/testing";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {

@@ -6,7 +6,7 @@
  * the one a `Prefer: code=5xx` asks for), never a hang, and a normal request works afterwards. The parsers' own
  * time bounds are unit properties beside their modules (`*.fuzz.test.ts`, faults.test.ts).
  */
-import { type Answer, jsonRequest, type RawRequest, send } from "@compute-api/conformance";
+import { type Answer, jsonRequest, type RawRequest, send } from "@compute-api/conformance/testing";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { maxPreferLength, parsePrefer } from "../../packages/stub-server/src/faults.js";

@@ -3,7 +3,7 @@
  * never HTML), and reading a cluster's state to show that a refused request changed nothing.
  */
 
-import { type Answer, jsonRequest, send } from "@compute-api/conformance";
+import { type Answer, jsonRequest, send } from "@compute-api/conformance/testing";
 import { createSchemaValidator, type ErrorBody, loadSpec } from "@compute-api/contract";
 
 export const spec = loadSpec();
@@ -30,7 +30,7 @@ export function expectNoProblems(problems: string[], answer: Answer, what: strin
 }
 
 /** The field violations of an error body (the conformance runner's reading of them). */
-export { violationsOf } from "@compute-api/conformance";
+export { violationsOf } from "@compute-api/conformance/testing";
 
 /** The ErrorInfo reasons of an error body. */
 export function reasonsOf(body: unknown): string[] {

@@ -3,7 +3,7 @@
  * bytes that are not HTTP/1.1 at all, each with the statuses it may get. Shared by the hostile-input suite and
  * the differential test of stub and gateway.
  */
-import type { RawRequest } from "@compute-api/conformance";
+import type { RawRequest } from "@compute-api/conformance/testing";
 
 /** A machine of alice's that every hostile PATCH aims at. */
 export const machinePath = "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01";

@@ -6,7 +6,7 @@
  * property tests and the soak.
  */
 import { normalizeDecimal, type UpdateClusterMachineRequest } from "@compute-api/client";
-import { createRequestArbitraries, type RequestInput, searchResourceTypes } from "@compute-api/conformance";
+import { createRequestArbitraries, type RequestInput, searchResourceTypes } from "@compute-api/conformance/testing";
 import type { ErrorBody } from "@compute-api/contract";
 import fc from "fast-check";
 import { reasonsOf, spec, validator, violationsOf } from "./checks.js";

@@ -13,7 +13,7 @@ import { Agent } from "node:http";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseDecimal } from "@compute-api/client";
-import { type Answer, type MutantInput, type RequestInput, send, toRawRequest } from "@compute-api/conformance";
+import { type Answer, type MutantInput, type RequestInput, send, toRawRequest } from "@compute-api/conformance/testing";
 import fc from "fast-check";
 import { clusterState, errorProblems, violationsOf } from "./checks.js";
 import { facts } from "./facts.js";
