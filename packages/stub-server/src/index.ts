@@ -10,9 +10,7 @@ export {
 export { errorHandler } from "./error-handlers.js";
 export type { FaultOptions } from "./faults.js";
 export { builtinFixtures } from "./fixtures/builtin.js";
-export { checkFixtures } from "./fixtures/check-fixtures.js";
 export { type GenerateOptions, generateFixtures } from "./fixtures/generate-fixtures.js";
-export { FixtureError, loadFixtures, validFixtures } from "./fixtures/load-fixtures.js";
+export { FixtureError, loadFixtures } from "./fixtures/load-fixtures.js";
 export { type RunningStub, type ServerOptions, startServer } from "./server.js";
-export { apiKeyPrefix } from "./store/api-keys.js";
 export type { FixtureApiKey, Fixtures, FixtureUser } from "./types.js";

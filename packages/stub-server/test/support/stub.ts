@@ -3,7 +3,8 @@ import { Writable } from "node:stream";
 import { createSchemaValidator, loadSpec } from "@compute-api/contract";
 import { createLogger } from "@compute-api/contract/http";
 import { expect } from "vitest";
-import { apiKeyPrefix, builtinFixtures, type RunningStub, type ServerOptions, startServer } from "../../src/index.js";
+import { builtinFixtures, type RunningStub, type ServerOptions, startServer } from "../../src/index.js";
+import { apiKeyPrefix } from "../../src/store/api-keys.js";
 
 /** The built-in users. */
 export const users = ["alice", "bob", "carol", "dave"] as const;
