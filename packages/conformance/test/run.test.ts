@@ -13,6 +13,7 @@ import { createGateway, type Gateway } from "@compute-api/gateway";
 import { type RunningStub, startServer } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.js";
+import { runConformance } from "../src/run.js";
 
 const key = "cak_conformance-test-alice";
 const servers: Server[] = [];
@@ -268,5 +269,28 @@ describe("against a broken backend", () => {
 
   it("keeps the other checks passing where the backend is right (auth)", () => {
     expect(result.out).toMatch(/ignored_auth\s+searchResources\s+\d+\s+0\n/);
+  });
+});
+
+describe("runConformance", () => {
+  it("closes its kept-alive connections when the run fails (the backend refuses the key)", async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      json(res, 401, { code: 401, message: "missing or invalid API key" });
+    });
+    servers.push(server);
+    let open = 0;
+    server.on("connection", (socket) => {
+      open++;
+      socket.on("close", () => open--);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    await expect(runConformance({ baseUrl, apiKey: "cak_refused", runs: 1, rate: 1000 })).rejects.toThrow(
+      /refused the API key/,
+    );
+    // The server would keep an idle connection 5 s; the run's agent must have closed it already.
+    for (let waited = 0; open > 0 && waited < 1000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    expect(open).toBe(0);
   });
 });
