@@ -1,11 +1,17 @@
 /** The compute-gateway command: flags and environment, exit status 2 on bad input, and a real start. */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { parseCommandLine } from "../src/cli.js";
 import { json, listen, testUpstream } from "./support/servers.js";
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
+
+/** Every process the suite started; any still running when it ends (a test that timed out) is killed. */
+const started: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
 
 /** Runs the bin from source; resolves when it exits or prints a line matching `until`. */
 function run(args: string[], env: Record<string, string> = {}, until?: RegExp) {
@@ -13,6 +19,7 @@ function run(args: string[], env: Record<string, string> = {}, until?: RegExp) {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  started.push(child);
   let output = "";
   const done = new Promise<{ code: number | null; output: string }>((resolve) => {
     const check = (chunk: Buffer) => {
