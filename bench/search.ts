@@ -39,7 +39,7 @@ const bin = fileURLToPath(new URL("../packages/stub-server/src/bin.ts", import.m
 const child = spawn(
   process.execPath,
   [
-    "--conditions=source",
+    "--conditions=@compute-api/source",
     "--import",
     "tsx",
     bin,

@@ -4,7 +4,7 @@
  * broken, for a fixed time (test/adversarial/support/soak.ts). Prints a summary table and the checks, and exits
  * with 1 when a check fails.
  *
- * Usage: tsx --conditions=source scripts/soak.ts [--seconds 30] [--clients 32] [--warmup S] [--rss-bound 64]
+ * Usage: tsx --conditions=@compute-api/source scripts/soak.ts [--seconds 30] [--clients 32] [--warmup S] [--rss-bound 64]
  *        [--heap-bound 16] [--seed N]
  * The warm-up defaults to a third of the run; the bounds are in MiB, for each server from after warm-up to the end.
  */

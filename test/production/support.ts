@@ -137,10 +137,14 @@ function killGroup(pid: number): void {
 
 /** Starts `compute-gateway` with `args`; resolves once it listens (every worker, with --workers), or rejects with its output. */
 export async function startGatewayProcess(args: string[], listeners = 1): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ["--conditions", "source", "--import", "tsx", gatewayBin, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    ["--conditions", "@compute-api/source", "--import", "tsx", gatewayBin, ...args],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   started.add(child);
   let text = "";
   const append = (chunk: Buffer) => {

@@ -15,7 +15,7 @@ afterAll(() => {
 
 /** Runs the bin from source; resolves when it exits or prints a line matching `until`. */
 function run(args: string[], env: Record<string, string> = {}, until?: RegExp) {
-  const child = spawn(process.execPath, ["--conditions", "source", "--import", "tsx", bin, ...args], {
+  const child = spawn(process.execPath, ["--conditions", "@compute-api/source", "--import", "tsx", bin, ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

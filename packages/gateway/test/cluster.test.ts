@@ -41,7 +41,7 @@ async function startWorkers(workers: number): Promise<{ running: Running; port: 
     process.execPath,
     [
       "--conditions",
-      "source",
+      "@compute-api/source",
       "--import",
       "tsx",
       bin,

@@ -167,7 +167,7 @@ describe.concurrent("the compute-stub bin", () => {
     const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
     const child = spawn(
       process.execPath,
-      ["--conditions=source", "--import", "tsx", bin, "--port", "0", "--log-level", "silent"],
+      ["--conditions=@compute-api/source", "--import", "tsx", bin, "--port", "0", "--log-level", "silent"],
       {
         stdio: ["ignore", "pipe", "pipe"],
       },
@@ -185,7 +185,7 @@ describe.concurrent("the compute-stub bin", () => {
 
   it("exits with 2 on a bad flag", async () => {
     const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", bin, "--port", "x"], {
+    const child = spawn(process.execPath, ["--conditions=@compute-api/source", "--import", "tsx", bin, "--port", "x"], {
       stdio: "ignore",
     });
     const [code] = await once(child, "exit");

@@ -97,7 +97,7 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 /** Starts a server process and resolves with it and its URL once it is listening. */
 function startServerProcess(args: string[]): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(here("./soak-server.ts"), args, {
-    execArgv: ["--import", "tsx", "--conditions=source", "--expose-gc"],
+    execArgv: ["--import", "tsx", "--conditions=@compute-api/source", "--expose-gc"],
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {
