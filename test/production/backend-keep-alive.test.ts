@@ -12,7 +12,7 @@ import { createGateway, type Gateway } from "@compute-api/gateway";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Nginx, skipWithoutNginx, startNginx } from "../support/nginx.js";
-import { call, counter, failures, type LoggedStub, type Outcome, startLoggedStub } from "./support.js";
+import { call, counter, failures, type LoggedStub, type Outcome, patchedTwice, startLoggedStub } from "./support.js";
 
 /** A gateway on an ephemeral port. */
 async function startGateway(
@@ -52,14 +52,6 @@ async function burstsAtTheEdge(
     await agent.close();
   }
   return outcomes;
-}
-
-/** PATCHes the backend received more than once, by request id. */
-function patchedTwice(stub: LoggedStub): string[] {
-  const seen = new Map<string, number>();
-  for (const line of stub.logs)
-    if (line.req?.method === "PATCH" && line.reqId) seen.set(line.reqId, (seen.get(line.reqId) ?? 0) + 1);
-  return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
 }
 
 describe.skipIf(skipWithoutNginx())("the gateway in front of backends that close idle connections", () => {

@@ -16,6 +16,7 @@ import {
   killGatewayProcesses,
   type LoggedStub,
   type Outcome,
+  patchedTwice,
   startGatewayProcess,
   startLoggedStub,
 } from "./support.js";
@@ -39,14 +40,6 @@ function steadyTraffic(base: string, clients: number): { stop(): Promise<Outcome
       return outcomes;
     },
   };
-}
-
-/** PATCHes the backend received more than once, by request id. */
-function patchedTwice(stub: LoggedStub): string[] {
-  const seen = new Map<string, number>();
-  for (const line of stub.logs)
-    if (line.req?.method === "PATCH" && line.reqId) seen.set(line.reqId, (seen.get(line.reqId) ?? 0) + 1);
-  return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
 }
 
 describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind nginx", () => {

@@ -179,3 +179,11 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+/** PATCHes the backend received more than once, by request id. */
+export function patchedTwice(stub: LoggedStub): string[] {
+  const seen = new Map<string, number>();
+  for (const line of stub.logs)
+    if (line.req?.method === "PATCH" && line.reqId) seen.set(line.reqId, (seen.get(line.reqId) ?? 0) + 1);
+  return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+}
