@@ -1,10 +1,19 @@
-/** The part of autocannon 8's API the benchmark uses (the package ships no types). */
+/** The part of autocannon 8's API the benchmarks use (the package ships no types). */
 declare module "autocannon" {
+  export interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    /** Changes each request before it is sent, such as a unique body. */
+    setupRequest?: (request: Request) => Request;
+  }
   interface Options {
     url: string;
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    requests?: Request[];
     connections?: number;
     duration?: number;
     pipelining?: number;
