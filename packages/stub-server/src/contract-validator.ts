@@ -18,6 +18,7 @@ import {
 import { jsonBodyParser } from "@compute-api/contract/http";
 import type { Request, RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
+import { discriminatedOneOfs } from "./discriminated-one-of.js";
 import { contractQueryParser, requestBodies, undeclaredQueryParameters } from "./validator-gaps.js";
 import { warmUp } from "./warm-up.js";
 
@@ -52,8 +53,9 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
   const spec = options.spec ?? loadSpec();
   const authenticate = options.authenticate;
   const validator = OpenApiValidator.middleware({
-    // A copy (the validator changes what it is given) whose size-limited schemas check items and keys within the limit only.
-    apiSpec: boundedSchemas(spec) as never,
+    // A copy (the validator changes what it is given) whose size-limited schemas check items and keys within the
+    // limit only, and whose discriminated oneOfs check the branch their tag names only.
+    apiSpec: discriminatedOneOfs(boundedSchemas(spec)) as never,
     validateApiSpec: true,
     // Unknown query parameters are refused by undeclaredQueryParameters below, which names them as sent.
     validateRequests: { allErrors: true, allowUnknownQueryParameters: true, coerceTypes: false },
