@@ -73,6 +73,8 @@ export function requestLogger(
     const path = pathOf(req.url ?? "");
     const write = () => {
       const status = res.statusCode;
+      // Below the logger's level (the stub's `warn`), the line is not built at all.
+      if (!lines.isLevelEnabled(status >= 500 ? "error" : "info")) return;
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       const operationId = record.operationId ?? operationIdOf?.(req);
       const line = {

@@ -100,11 +100,11 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
   // 4. Routes outside the spec: health, spec, docs.
   app.use(metaRoutes(spec));
   // 5. The run's faults on /v1: latency, dropped connections, injected statuses (--latency, --drop, --faults).
-  app.use(faults.beforeValidation);
+  if (faults.beforeValidation) app.use(faults.beforeValidation);
   // 6. JSON body (1 MiB), then security, request and response validation against the spec.
   app.use(validator.middleware);
   // 7. Per key and per request, before any state is touched: the rate limit and the caller's `Prefer`.
-  app.use(faults.afterValidation);
+  if (faults.afterValidation) app.use(faults.afterValidation);
   // 8. The operations, one router per tag.
   app.use(clusterMachineRoutes(store, callers), apiKeyRoutes(store, callers), searchRoutes(store, callers));
   // 9. Anything the validator let through that no route serves.

@@ -112,10 +112,14 @@ const recordOf = (res: Response): RequestRecord | undefined => (res.locals as { 
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** What the stub mounts: `beforeValidation` for the run's latency, drops and faults; `afterValidation` for rate limits and `Prefer`. */
+/**
+ * What the stub mounts: `beforeValidation` for the run's latency, drops and faults; `afterValidation` for rate
+ * limits and `Prefer`. Each is undefined when the run has nothing for it to do, decided once, so that a run
+ * without faults pays nothing for them per request.
+ */
 export interface Faults {
-  beforeValidation: RequestHandler;
-  afterValidation: RequestHandler;
+  beforeValidation: RequestHandler | undefined;
+  afterValidation: RequestHandler | undefined;
 }
 
 /** Creates the fault middleware of a run. */
@@ -156,7 +160,7 @@ export function createFaults(options: FaultOptions): Faults {
   };
 
   /** Per API key and per request, once the key is known and the request valid: the rate limit, then `Prefer`. */
-  const afterValidation: RequestHandler = async (req, res, nextHandler) => {
+  const limitAndPrefer: RequestHandler = async (req, res, nextHandler) => {
     const record = recordOf(res);
     if (rate !== undefined) {
       // Buckets are kept by the key's SHA-256, as the store keeps keys: never a key in clear text.
@@ -208,7 +212,19 @@ export function createFaults(options: FaultOptions): Faults {
     nextHandler();
   };
 
-  return { beforeValidation, afterValidation };
+  const runFaults = options.latencyMs !== undefined || Boolean(options.drop) || faults.length > 0;
+  const honourPrefer = options.prefer !== false;
+  return {
+    beforeValidation: runFaults ? beforeValidation : undefined,
+    afterValidation:
+      rate !== undefined
+        ? limitAndPrefer
+        : honourPrefer
+          ? // Without a rate limit, only a request that sends `Prefer` has anything to do here.
+            (req, res, nextHandler) =>
+              req.headers.prefer === undefined ? nextHandler() : limitAndPrefer(req, res, nextHandler)
+          : undefined,
+  };
 }
 
 /** The statuses every operation of the spec documents: those `--faults` may inject at any request. */
