@@ -40,10 +40,30 @@ export const isPreflight = (req: IncomingMessage): boolean =>
  */
 export function corsHandler(origins: readonly string[], spec: OpenApiDocument): CorsHandler {
   const methods = [...new Set(specOperations(spec).map((o) => o.method.toUpperCase()))];
-  return cors({
+  const handler = cors({
     origin: origins.includes("*") ? "*" : [...origins],
     methods,
     exposedHeaders,
     maxAge: 600,
   }) as CorsHandler;
+  if (!origins.includes("*")) return handler;
+  // With any origin allowed, every request but OPTIONS gets the same headers, whatever it sends: the package
+  // writes them once here, and each request gets the copy.
+  const fixed = headersOf(handler);
+  return (req, res, next) => {
+    if (req.method === "OPTIONS") return handler(req, res, next);
+    for (const [name, value] of fixed) res.setHeader(name, value);
+    next();
+  };
+}
+
+/** The headers a CORS handler sets on a GET that sends no header at all. */
+function headersOf(handler: CorsHandler): [string, string | number | readonly string[]][] {
+  const set: [string, string | number | readonly string[]][] = [];
+  const res = {
+    getHeader: () => undefined,
+    setHeader: (name: string, value: string | number | readonly string[]) => set.push([name, value]),
+  };
+  handler({ method: "GET", headers: {} } as IncomingMessage, res as unknown as ServerResponse, () => {});
+  return set;
 }
