@@ -7,6 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { generateFixtures } from "@compute-api/stub-server";
@@ -64,11 +65,22 @@ child.stdout.on("data", (chunk: string) => {
 const started = Date.now();
 while (!url) {
   if (child.exitCode !== null) throw new Error(`the stub exited with ${child.exitCode}:\n${output}`);
-  if (Date.now() - started > 120_000) throw new Error("the stub did not start within 120 s");
+  if (Date.now() - started > 300_000) throw new Error("the stub did not start within 300 s");
   await new Promise((r) => setTimeout(r, 100));
 }
+const startSeconds = (Date.now() - started) / 1000;
+/** The stub's resident memory in MiB (Linux), or undefined. */
+const rssMiB = (): number | undefined => {
+  try {
+    const kib = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1];
+    return kib === undefined ? undefined : Math.round(Number(kib) / 1024);
+  } catch {
+    return undefined;
+  }
+};
 console.log(
-  `stub with ${count} generated resources at ${url}; ${values.connections} connection(s), ${values.duration} s per query\n`,
+  `stub with ${count} generated resources at ${url}, listening ${startSeconds.toFixed(1)} s after it was started, ` +
+    `resident memory ${rssMiB() ?? "?"} MiB; ${values.connections} connection(s), ${values.duration} s per query\n`,
 );
 
 const rows: Record<string, string | number>[] = [];
@@ -94,6 +106,7 @@ try {
       "p99 ms": result.latency.p99,
     });
   }
+  console.log(`resident memory after the queries: ${rssMiB() ?? "?"} MiB`);
 } finally {
   child.kill("SIGTERM");
   await once(child, "exit");
