@@ -1,24 +1,8 @@
-/**
- * `npm run bench`: autocannon on 127.0.0.1, side by side in one run, against a minimal upstream — direct (the
- * ceiling), through a bare undici proxy (the floor of any proxy), through Stoplight Prism's validation proxy
- * (`prism proxy … --errors`, the peer), and through compute-gateway with both-way validation (`enforce`) and its
- * default logging at `info` — for search with 10 and 100 results (and 100 gzip-compressed by the upstream, for a
- * caller that accepts gzip), the PATCH and the POST. Each cell is warmed up
- * for 1 s, then measured BENCH_ROUNDS times (default 3), the targets interleaved round by round, and the best
- * round is kept: on a small shared machine other load only ever makes a round slower. Prints req/s, p50 and p99
- * latency, and the gateway's ratios to the bare proxy and to Prism.
- *
- * BENCH_DURATION (s per round, default 3), BENCH_CONNECTIONS (default 32); BENCH_ONLY (a regular expression) runs
- * only the operations whose name matches; BENCH_PROFILE=1 also records a CPU profile of the gateway (in
- * $TMPDIR/compute-gateway-profiles) and prints where its time goes.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { freePort, here, start, startScript, withProcesses } from "./processes.js";
 import { summarizeProfiles } from "./profile-summary.js";
 
 const duration = Number(process.env.BENCH_DURATION ?? 3);
@@ -29,61 +13,10 @@ const only = new RegExp(process.env.BENCH_ONLY ?? "");
 const loadBefore = loadavg()
   .map((n) => n.toFixed(1))
   .join(" ");
-const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const profileDir = join(tmpdir(), "compute-gateway-profiles");
 const spec = here("../generated/openapi.json");
 const prism = here("../node_modules/@stoplight/prism-cli/dist/index.js");
 const gatewayBin = here("../packages/gateway/dist/bin.js");
-
-const children: ChildProcess[] = [];
-
-/** A port that was free a moment ago, for the servers whose port is given on their command line. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts a process (its output discarded, as a production log would go elsewhere) and resolves once `url` answers. */
-async function start(name: string, args: string[], url: string): Promise<string> {
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
-  children.push(child);
-  let err = "";
-  child.stderr!.on("data", (chunk: Buffer) => (err = (err + chunk.toString()).slice(-4000)));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${err}`);
-    try {
-      await fetch(url);
-      return new URL(url).origin;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`${name} did not answer at ${url} within 60 s: ${err}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
-
-/** Starts a bench script that prints `ready <port>` on stderr. */
-function startScript(script: string, args: string[]): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", here(script), ...args], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let err = "";
-    child.stderr!.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-      const port = /ready (\d+)/.exec(err)?.[1];
-      if (port) resolve(`http://127.0.0.1:${port}`);
-    });
-    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}: ${err}`)));
-  });
-}
 
 const workloads: { name: string; method: string; path: string; body?: string; headers?: Record<string, string> }[] = [
   { name: "searchResources, 10 results", method: "GET", path: "/v1/resources/search?query=r10" },
@@ -207,18 +140,5 @@ function print(rows: Row[]): void {
   }
 }
 
-try {
-  await main();
-} finally {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise((resolve) => {
-          if (child.exitCode !== null) return resolve(undefined);
-          child.once("exit", resolve);
-          child.kill("SIGTERM");
-        }),
-    ),
-  );
-}
+await withProcesses(main);
 if (profile) summarizeProfiles(profileDir);

@@ -1,24 +1,8 @@
-/**
- * `npm run bench:stub`: autocannon on 127.0.0.1 against the stub (`compute-stub` from dist/, built-in data, every
- * request and response validated, logging at `warn`) beside its peer, Stoplight Prism's mock of the same spec
- * (`prism mock generated/openapi.json`, its request validation, logging at `warn` too), and a bare Express app
- * answering /healthz's JSON — for search with results (`query=alpha`), search with no match, the PATCH, the POST
- * (each request a new key id, for both targets) and /healthz. Each cell is warmed up for 1 s, then measured
- * BENCH_ROUNDS times (default 3), the targets interleaved round by round, and the best round is kept: on a small
- * shared machine other load only ever makes a round slower. Prints req/s, p50 and p99 latency, and the stub's
- * ratio to Prism (to the bare Express app for /healthz).
- *
- * BENCH_DURATION (s per round, default 3), BENCH_CONNECTIONS (default 10); BENCH_ONLY (a regular expression) runs
- * only the operations whose name matches; BENCH_PROFILE=1 also records a CPU profile of the stub (in
- * $TMPDIR/compute-stub-profiles) and prints where its time goes.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import autocannon, { type Request } from "autocannon";
+import { freePort, here, start, startScript, withProcesses } from "./processes.js";
 import { summarizeProfiles } from "./profile-summary.js";
 
 const duration = Number(process.env.BENCH_DURATION ?? 3);
@@ -29,60 +13,11 @@ const only = new RegExp(process.env.BENCH_ONLY ?? "");
 const loadBefore = loadavg()
   .map((n) => n.toFixed(1))
   .join(" ");
-const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const profileDir = join(tmpdir(), "compute-stub-profiles");
 const spec = here("../generated/openapi.json");
 const prism = here("../node_modules/@stoplight/prism-cli/dist/index.js");
 const stubBin = here("../packages/stub-server/dist/bin.js");
 const apiKey = "cak_bench-key";
-
-const children: ChildProcess[] = [];
-
-/** A port that was free a moment ago, for the servers whose port is given on their command line. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts a process (its output discarded) and resolves with its origin once `url` answers. */
-async function start(name: string, args: string[], url: string): Promise<string> {
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
-  children.push(child);
-  let err = "";
-  child.stderr!.on("data", (chunk: Buffer) => (err = (err + chunk.toString()).slice(-4000)));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${err}`);
-    try {
-      await fetch(url);
-      return new URL(url).origin;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`${name} did not answer at ${url} within 60 s: ${err}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
-
-/** Starts a bench script that prints `ready <port>` on stderr. */
-function startScript(script: string): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", here(script)], { stdio: ["ignore", "ignore", "pipe"] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let err = "";
-    child.stderr!.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-      const port = /ready (\d+)/.exec(err)?.[1];
-      if (port) resolve(`http://127.0.0.1:${port}`);
-    });
-    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}: ${err}`)));
-  });
-}
 
 const stubTarget = "compute-stub";
 const prismTarget = "Prism mock";
@@ -233,18 +168,5 @@ function print(rows: Row[]): void {
   }
 }
 
-try {
-  await main();
-} finally {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise((resolve) => {
-          if (child.exitCode !== null) return resolve(undefined);
-          child.once("exit", resolve);
-          child.kill("SIGTERM");
-        }),
-    ),
-  );
-}
+await withProcesses(main);
 if (profile) summarizeProfiles(profileDir);
