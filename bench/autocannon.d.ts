@@ -18,7 +18,7 @@ declare module "autocannon" {
     duration?: number;
     pipelining?: number;
   }
-  interface Result {
+  export interface Result {
     requests: { average: number; total: number };
     latency: { p50: number; p99: number };
     non2xx: number;

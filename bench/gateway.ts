@@ -1,18 +1,13 @@
 import { mkdirSync, rmSync } from "node:fs";
-import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { freePort, here, start, startScript, withProcesses } from "./processes.js";
 import { summarizeProfiles } from "./profile-summary.js";
+import { benchSettings, bestOfRounds, machineLine, type Row } from "./rounds.js";
 
-const duration = Number(process.env.BENCH_DURATION ?? 3);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const profile = process.env.BENCH_PROFILE === "1";
-const only = new RegExp(process.env.BENCH_ONLY ?? "");
-const loadBefore = loadavg()
-  .map((n) => n.toFixed(1))
-  .join(" ");
+const settings = benchSettings(32);
+const { connections, profile, only } = settings;
 const profileDir = join(tmpdir(), "compute-gateway-profiles");
 const spec = here("../generated/openapi.json");
 const prism = here("../node_modules/@stoplight/prism-cli/dist/index.js");
@@ -35,8 +30,6 @@ const workloads: { name: string; method: string; path: string; body?: string; he
   },
   { name: "createApiKey", method: "POST", path: "/v1/api-keys", body: '{"apikeyId":"bench-key"}' },
 ];
-
-type Row = { workload: string; target: string; rps: number; p50: number; p99: number; non2xx: number; errors: number };
 
 function measure(url: string, workload: (typeof workloads)[number], seconds: number) {
   return autocannon({
@@ -97,35 +90,15 @@ async function main(): Promise<void> {
   ];
   const rows: Row[] = [];
   for (const workload of workloads.filter((w) => only.test(w.name))) {
-    const best = new Map<string, Row>();
-    for (const [, url] of targets) await measure(url, workload, 1); // warm-up: JIT, connection pools
-    for (let round = 0; round < rounds; round++) {
-      for (const [target, url] of targets) {
-        const r = await measure(url, workload, duration);
-        const row = {
-          workload: workload.name,
-          target,
-          rps: r.requests.average,
-          p50: r.latency.p50,
-          p99: r.latency.p99,
-          non2xx: r.non2xx,
-          errors: r.errors + r.timeouts,
-        };
-        if (row.rps > (best.get(target)?.rps ?? -1)) best.set(target, row);
-        process.stderr.write(`${workload.name} · ${target}: ${Math.round(row.rps)} req/s\n`);
-      }
-    }
-    rows.push(...best.values());
+    rows.push(
+      ...(await bestOfRounds(workload.name, targets, (url, seconds) => measure(url, workload, seconds), settings)),
+    );
   }
   print(rows);
 }
 
 function print(rows: Row[]): void {
-  const cpu = cpus();
-  console.log(
-    `\n${cpu.length} × ${cpu[0]?.model.trim() ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
-      `${connections} connections, best of ${rounds} × ${duration} s per cell, targets interleaved; load average before: ${loadBefore}\n`,
-  );
+  console.log(`\n${machineLine(settings)}\n`);
   console.log("| operation | target | req/s | p50 ms | p99 ms | vs bare proxy | vs Prism |");
   console.log("|---|---|---:|---:|---:|---:|---:|");
   const ratio = (row: Row, target: string) => {

@@ -1,18 +1,13 @@
 import { mkdirSync, rmSync } from "node:fs";
-import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon, { type Request } from "autocannon";
 import { freePort, here, start, startScript, withProcesses } from "./processes.js";
 import { summarizeProfiles } from "./profile-summary.js";
+import { benchSettings, bestOfRounds, machineLine, type Row } from "./rounds.js";
 
-const duration = Number(process.env.BENCH_DURATION ?? 3);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const profile = process.env.BENCH_PROFILE === "1";
-const only = new RegExp(process.env.BENCH_ONLY ?? "");
-const loadBefore = loadavg()
-  .map((n) => n.toFixed(1))
-  .join(" ");
+const settings = benchSettings(10);
+const { connections, profile, only } = settings;
 const profileDir = join(tmpdir(), "compute-stub-profiles");
 const spec = here("../generated/openapi.json");
 const prism = here("../node_modules/@stoplight/prism-cli/dist/index.js");
@@ -61,8 +56,6 @@ const workloads: Workload[] = [
   },
   { name: "/healthz", targets: [stubTarget, expressTarget], request: { method: "GET", path: "/healthz" } },
 ];
-
-type Row = { workload: string; target: string; rps: number; p50: number; p99: number; non2xx: number; errors: number };
 
 function measure(url: string, workload: Workload, seconds: number) {
   const { request } = workload;
@@ -124,37 +117,16 @@ async function main(): Promise<void> {
 
   const rows: Row[] = [];
   for (const workload of workloads.filter((w) => only.test(w.name))) {
-    const best = new Map<string, Row>();
-    for (const target of workload.targets) await measure(origins.get(target) as string, workload, 1); // warm-up
-    for (let round = 0; round < rounds; round++) {
-      for (const target of workload.targets) {
-        const r = await measure(origins.get(target) as string, workload, duration);
-        const row = {
-          workload: workload.name,
-          target,
-          rps: r.requests.average,
-          p50: r.latency.p50,
-          p99: r.latency.p99,
-          non2xx: r.non2xx,
-          errors: r.errors + r.timeouts,
-        };
-        if (row.rps > (best.get(target)?.rps ?? -1)) best.set(target, row);
-        process.stderr.write(`${workload.name} · ${target}: ${Math.round(row.rps)} req/s\n`);
-      }
-    }
-    rows.push(...best.values());
+    const targets = workload.targets.map((target): [string, string] => [target, origins.get(target) as string]);
+    rows.push(
+      ...(await bestOfRounds(workload.name, targets, (url, seconds) => measure(url, workload, seconds), settings)),
+    );
   }
   print(rows);
 }
 
 function print(rows: Row[]): void {
-  const cpu = cpus();
-  console.log(
-    `\n${cpu.length} × ${cpu[0]?.model.trim() ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
-      `${connections} connections, best of ${rounds} × ${duration} s per cell, targets interleaved; load average before: ${loadBefore}, after: ${loadavg()
-        .map((n) => n.toFixed(1))
-        .join(" ")}\n`,
-  );
+  console.log(`\n${machineLine(settings)}\n`);
   console.log("| operation | target | req/s | p50 ms | p99 ms | stub vs peer |");
   console.log("|---|---|---:|---:|---:|---:|");
   for (const row of rows) {
