@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const workspaces = ["spec", "decimal", "contract", "client", "stub-server", "gateway", "conformance"];
+const workspaces = ["spec", "decimal", "contract", "client", "server", "stub-server", "gateway", "conformance"];
 const lifecycle = ["preinstall", "install", "postinstall", "prepare", "prepublish", "preprepare", "postprepare"];
 
 interface Packed {

@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import { loadSpec } from "@compute-api/contract";
 import { integerFlag } from "@compute-api/contract/cli";
 import { createLogger } from "@compute-api/contract/http";
+import { newApiKey } from "@compute-api/server";
 import { Command, CommanderError, Option } from "commander";
 import { apiKey, faultList, latencyRange, origins, percent, requestRate } from "./cli-flags.js";
 import type { FaultOptions } from "./faults.js";
@@ -13,7 +14,6 @@ import { builtinFixtures } from "./fixtures/builtin.js";
 import { generateFixtures, minGenerateCount } from "./fixtures/generate-fixtures.js";
 import { FixtureError, loadFixtures } from "./fixtures/load-fixtures.js";
 import { type RunningStub, startServer } from "./server.js";
-import { newApiKey } from "./store/api-keys.js";
 import type { Fixtures } from "./types.js";
 
 /** Where the command writes. Option environment variables are read from process.env. */

@@ -1,13 +1,15 @@
 /** The compute service stub server: a stateful, validating stand-in for the service. */
-export { createApp, defaultKeyId, type Stub, type StubOptions } from "./app.js";
-export { type CliIo, type CliResult, runCli } from "./cli.js";
+
+// The validator and error handler the stub is built with, from @compute-api/server (kept here for earlier users).
 export {
-  type Authenticate,
   type ContractValidator,
   type ContractValidatorOptions,
   createContractValidator,
-} from "./contract-validator.js";
-export { errorHandler } from "./error-handlers.js";
+  errorHandler,
+  type ValidatorAuthenticate as Authenticate,
+} from "@compute-api/server";
+export { createApp, defaultKeyId, type Stub, type StubOptions } from "./app.js";
+export { type CliIo, type CliResult, runCli } from "./cli.js";
 export type { FaultOptions } from "./faults.js";
 export { builtinFixtures } from "./fixtures/builtin.js";
 export { type GenerateOptions, generateFixtures } from "./fixtures/generate-fixtures.js";

@@ -1,8 +1,7 @@
 /** Listens: the stub app on a port, with a clean close for shutdown. */
 
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { answerClientErrors } from "@compute-api/contract/http";
+import { listen } from "@compute-api/server";
 import { createApp, type StubOptions } from "./app.js";
 
 /** Options of a listening stub. */
@@ -25,26 +24,13 @@ export interface RunningStub {
 /** Builds the app (compiling every validator) and listens; rejects if the address is taken. */
 export async function startServer(options: ServerOptions = {}): Promise<RunningStub> {
   const stub = await createApp(options);
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = stub.app.listen(options.port ?? 4010, options.host ?? "127.0.0.1", (error?: Error) =>
-      error ? reject(error) : resolve(s),
-    );
-  });
-  // Requests Node's parser refuses (oversized headers, malformed HTTP) get the error body too.
-  answerClientErrors(server);
-  const { address, port } = server.address() as AddressInfo;
-  const host = address.includes(":") ? `[${address}]` : address;
+  const listening = await listen(stub.app, { port: options.port ?? 4010, host: options.host ?? "127.0.0.1" });
   return {
-    server,
-    url: `http://${host}:${port}`,
-    close: (graceMs = 5000) =>
-      new Promise((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), graceMs).unref();
-        server.close(() => {
-          clearTimeout(force);
-          resolve(stub.close());
-        });
-        server.closeIdleConnections();
-      }),
+    server: listening.server,
+    url: listening.url,
+    close: async (graceMs) => {
+      await listening.close(graceMs);
+      await stub.close();
+    },
   };
 }

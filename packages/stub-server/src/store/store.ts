@@ -4,7 +4,8 @@
  */
 
 import { alreadyExists, type FieldViolation, invalidRequest, notFound, permissionDenied } from "@compute-api/contract";
-import { normalizeDecimal } from "@compute-api/decimal";
+import { maxDecimalLength, normalizeDecimal } from "@compute-api/decimal";
+import { clusterTotals, hashApiKey, newApiKey, parseSearchQuery } from "@compute-api/server";
 import {
   type Cluster,
   type ClusterMachine,
@@ -15,11 +16,7 @@ import {
   type SearchResult,
   type UpdateClusterMachineRequest,
 } from "../types.js";
-import { hashApiKey, newApiKey } from "./api-keys.js";
-import { clusterTotals } from "./cluster-totals.js";
-import { maxDecimalLength } from "./decimal-sum.js";
 import { type SearchEntry, SearchIndex } from "./search-index.js";
-import { parseSearchQuery } from "./search-query.js";
 
 /** Who a request acts for. */
 export interface User {

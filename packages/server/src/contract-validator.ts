@@ -1,5 +1,5 @@
 /**
- * Request and response validation of the stub with express-openapi-validator, set up here: the contract's JSON
+ * Request and response validation with express-openapi-validator, set up here (for compute servers and the stub): the contract's JSON
  * body parser, then the validator's routing, security check, request and response validation, with the checks it
  * lacks in between (`validator-gaps.ts`). It checks the contract's bounded copy of the spec and reads the query
  * with the contract's parser (the app's "query parser"), as the compiled contract does; `warm-up.ts` compiles it
@@ -25,14 +25,25 @@ import { warmUp } from "./warm-up.js";
 /** Checks an API key; resolve false or throw the contract's `unauthenticated(…)` to refuse it. */
 export type Authenticate = (token: string, req: Request) => boolean | Promise<boolean>;
 
+/**
+ * What happens to a response that breaks the spec: `enforce` answers 500 instead, `report` sends it and tells
+ * `onResponseViolation`, `off` does not check responses.
+ */
+export type ResponseMode = "enforce" | "report" | "off";
+
+/** A response that broke the spec, as `report` sees it: the validator's message and the request. */
+export type ResponseViolation = (error: Error & { errors?: { path: string; message: string }[] }, req: Request) => void;
+
 /** Options of the contract validator. */
 export interface ContractValidatorOptions {
   /** The bundled document; default the one `loadSpec()` reads. */
   spec?: OpenApiDocument;
   /** Largest request body in bytes; default 1 MiB. */
   maxBodyBytes?: number;
-  /** `enforce` (default): a response that breaks the spec becomes a 500; `off`: responses are not checked. */
-  responses?: "enforce" | "off";
+  /** `enforce` (default): a response that breaks the spec becomes a 500; `report`: it is sent and reported; `off`: responses are not checked. */
+  responses?: ResponseMode;
+  /** With `report`: called once per response that breaks the spec. */
+  onResponseViolation?: ResponseViolation;
   /** Checks the bearer token after its form was checked; default: any well-formed token passes. */
   authenticate?: Authenticate;
 }
@@ -48,6 +59,16 @@ export interface ContractValidator {
   warmUp(): Promise<void>;
 }
 
+/** express-openapi-validator's `validateResponses` for a mode. */
+function responseValidation({ responses = "enforce", onResponseViolation }: ContractValidatorOptions) {
+  if (responses === "off") return false;
+  if (responses === "enforce") return { allErrors: true };
+  return {
+    allErrors: true,
+    onError: (error: Error, _body: unknown, req: Request) => onResponseViolation?.(error, req),
+  };
+}
+
 /** Builds the validator. Schemas compile lazily inside express-openapi-validator; call warmUp() before listening. */
 export function createContractValidator(options: ContractValidatorOptions = {}): ContractValidator {
   const spec = options.spec ?? loadSpec();
@@ -59,7 +80,7 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
     validateApiSpec: true,
     // Unknown query parameters are refused by undeclaredQueryParameters below, which names them as sent.
     validateRequests: { allErrors: true, allowUnknownQueryParameters: true, coerceTypes: false },
-    validateResponses: options.responses === "off" ? false : { allErrors: true },
+    validateResponses: responseValidation(options),
     validateSecurity: {
       handlers: {
         bearerAuth: async (req) => {
@@ -77,7 +98,7 @@ export function createContractValidator(options: ContractValidatorOptions = {}):
   const at = validator.findIndex((handler) => handler.name === "requestMiddleware");
   if (at < 0)
     throw new Error(
-      "express-openapi-validator no longer has a requestMiddleware: the stub's validator set-up needs a look",
+      "express-openapi-validator no longer has a requestMiddleware: @compute-api/server's validator set-up needs a look",
     );
 
   const middleware: RequestHandler[] = [

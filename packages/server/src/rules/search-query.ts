@@ -3,7 +3,10 @@
  * @see openapi/paths/v1_resources_search.yaml
  */
 import { invalidRequest } from "@compute-api/contract";
-import type { ResourceType } from "../types.js";
+import type { Schemas } from "../types.js";
+
+/** The resource types search knows, such as `cluster` or `virtualMachine`. */
+export type ResourceType = Schemas["SearchResult"]["resourceType"];
 
 /** Every search resource type, by its lowercased name. */
 export const resourceTypes: ReadonlyMap<string, ResourceType> = new Map(

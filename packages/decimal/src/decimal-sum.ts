@@ -4,7 +4,7 @@
  * `1000`), or as `12e70` when plain digits would not fit the 64 characters a Decimal may have.
  * @see openapi/components/schemas/Decimal.yaml
  */
-import { parseDecimal } from "@compute-api/decimal";
+import { parseDecimal } from "./decimal.js";
 
 /** Longest `value` of a Decimal. */
 export const maxDecimalLength = 64;

@@ -1,6 +1,6 @@
 /**
- * What express-openapi-validator does not check, and the stub does, as the compiled contract does: the app's query
- * parser is the contract's, a body sent to an operation that takes none, a JSON request without a required body,
+ * What express-openapi-validator does not check, and a compute server does, as the compiled contract does: the app's query
+ * parser is the contract's in any app, a body sent to an operation that takes none, a JSON request without a required body,
  * and query parameters the operation does not declare, named as sent.
  */
 import {
@@ -22,14 +22,21 @@ import type { Request, RequestHandler } from "express";
 type OpenApiRequest = Request & { openapi?: { openApiRoute?: string } };
 
 /**
- * Fails closed on an app whose query parser is not the contract's: express-openapi-validator validates `req.query`,
- * and with Express's default parser whatever follows 1,000 pairs went unchecked to the handler.
+ * Reads the query with the contract's parser, whatever the app's "query parser" is: express-openapi-validator
+ * validates `req.query`, and Express's default parser stops at 1,000 pairs, so that whatever followed went
+ * unchecked to the handler. An app set up with `app.set("query parser", parseQueryString)` is left as it is; in
+ * any other (a host app the server's router is mounted in) the request's own `query` is the contract's reading.
  */
 export const contractQueryParser: RequestHandler = (req, _res, next) => {
-  if (req.app.get("query parser fn") === parseQueryString) return next();
-  next(
-    new Error('the contract validator needs app.set("query parser", parseQueryString) (from @compute-api/contract)'),
-  );
+  if (req.app.get("query parser fn") !== parseQueryString) {
+    Object.defineProperty(req, "query", {
+      value: parseQueryString(searchOf(req.originalUrl)),
+      writable: true,
+      configurable: true,
+      enumerable: true,
+    });
+  }
+  next();
 };
 
 /** `METHOD /template` → what is wanted of the operation. */

@@ -4,8 +4,11 @@
  * because the stub charges nothing for a cluster beyond its machines.
  * @see openapi/components/schemas/Cluster.yaml
  */
-import type { Cluster, ClusterMachine } from "../types.js";
-import { sumDecimals } from "./decimal-sum.js";
+import { sumDecimals } from "@compute-api/decimal";
+import type { Schemas } from "../types.js";
+
+type Cluster = Schemas["Cluster"];
+type ClusterMachine = Schemas["ClusterMachine"];
 
 /** The fields of a cluster the stub computes. */
 export type ClusterTotals = Required<

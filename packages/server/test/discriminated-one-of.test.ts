@@ -1,8 +1,8 @@
 import { boundedSchemas, createAjv, loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import { describe, expect, it } from "vitest";
+import { builtinFixtures } from "../../stub-server/src/fixtures/builtin.js";
+import { Store } from "../../stub-server/src/store/store.js";
 import { discriminatedOneOfs } from "../src/discriminated-one-of.js";
-import { builtinFixtures } from "../src/fixtures/builtin.js";
-import { Store } from "../src/store/store.js";
 
 const spec = boundedSchemas(loadSpec());
 const rewritten = discriminatedOneOfs(spec);

@@ -1,7 +1,7 @@
 /** Reading a search query: terms, the one `type:` term, and the 400s of the spec. */
 import { ApiError } from "@compute-api/contract";
 import { describe, expect, it } from "vitest";
-import { parseSearchQuery } from "../../src/store/search-query.js";
+import { parseSearchQuery } from "../../src/rules/search-query.js";
 
 describe("parseSearchQuery", () => {
   const good: [string, { given: string; want: ReturnType<typeof parseSearchQuery> }][] = [

@@ -2,7 +2,7 @@
 import { compareDecimals } from "@compute-api/decimal";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { sumDecimals } from "../../src/store/decimal-sum.js";
+import { sumDecimals } from "../src/index.js";
 
 describe("sumDecimals", () => {
   const cases: [string, { given: string[]; want: string | undefined }][] = [

@@ -52,14 +52,17 @@ describe("unknown query parameters", () => {
 });
 
 describe("the query parser", () => {
-  it("fails closed, with the error body, on an app whose query parser is Express's default (it stops at 1,000 pairs)", async () => {
+  it("reads every pair in an app whose query parser is Express's default (which stops at 1,000)", async () => {
     const server = await serveValidator(false);
     try {
-      const res = await fetch(`${server.url}/v1/resources/search?query=a`, { headers: { authorization: "Bearer k" } });
-      expect({ status: res.status, body: await res.json() }).toEqual({
-        status: 500,
-        body: { code: 500, message: "internal error" },
+      const pass = await fetch(`${server.url}/v1/resources/search?query=a`, { headers: { authorization: "Bearer k" } });
+      expect(pass.status).toBe(200);
+      const smuggled = `${"&".repeat(1000)}query=a&evil=1`;
+      const res = await fetch(`${server.url}/v1/resources/search?${smuggled}`, {
+        headers: { authorization: "Bearer k" },
       });
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(await res.json())).toContain("evil");
     } finally {
       server.close();
     }

@@ -1,0 +1,166 @@
+/**
+ * A compute server: an Express app where the spec decides routing, authentication and validation, and the
+ * implementer writes the operations. Requests and responses are held to the spec by express-openapi-validator
+ * (contract-validator.ts), warmed up before the promise resolves; every failure is the interface's error body.
+ */
+
+import {
+  loadSpec,
+  type OpenApiDocument,
+  parseQueryString,
+  specOperations,
+  unauthenticated,
+} from "@compute-api/contract";
+import { corsHandler, createLogger, type Logger, requestLogger } from "@compute-api/contract/http";
+import compression from "compression";
+import express, { type Express, type Request, type RequestHandler, Router } from "express";
+import { createContractValidator, type ResponseMode } from "./contract-validator.js";
+import { errorHandler, notFound } from "./error-handlers.js";
+import { metaPaths, metaRoutes } from "./meta-routes.js";
+import { operationRoutes } from "./operation-routes.js";
+import { Principals } from "./principals.js";
+import type { Handlers } from "./types.js";
+
+/** Resolves who a bearer token acts for, or `undefined` to answer 401. It is given the token, never logs it. */
+export type Authenticate<Principal> = (
+  token: string,
+  request: Request,
+) => Principal | undefined | Promise<Principal | undefined>;
+
+/** Options of a compute server. */
+export interface ComputeServerOptions<Principal> {
+  /** Who a bearer token acts for; `undefined` answers 401. Called only for a well-formed `Authorization: Bearer …`. */
+  authenticate: Authenticate<Principal>;
+  /** A handler for every operation of the spec, by operationId. */
+  handlers: Handlers<Principal>;
+  /**
+   * What a response that breaks the spec gets: `enforce` (default) answers 500 instead; `report` sends it, logs
+   * it at warn and counts it (`stats.responseViolations`); `off` checks no response.
+   */
+  responses?: ResponseMode;
+  /** Where the request lines and failures go (pino); default silent. */
+  logger?: Logger;
+  /** Origins CORS allows (`["*"]` for any); default none: no CORS headers, and preflights are not answered. */
+  cors?: string[];
+  /** Serve the spec at GET /openapi.json; default true. `/healthz` is always served. */
+  openapi?: boolean;
+  /** Largest request body in bytes; default 1 MiB (answered 413 above). */
+  maxBodyBytes?: number;
+  /** Compress answers as the caller's Accept-Encoding allows (the `compression` middleware); default off. */
+  compress?: boolean;
+  /** The bundled spec; default the one of @compute-api/spec. */
+  spec?: OpenApiDocument;
+  /** Routes of your own outside the spec (such as docs), served before validation. */
+  routes?: Router;
+  /** Middleware of your own that runs before validation on every request the server routes. */
+  beforeValidation?: RequestHandler[];
+  /** Middleware of your own that runs after validation and authentication, before the handler. */
+  beforeHandlers?: RequestHandler[];
+  /** Errors answered 5xx on purpose (an injected fault), not logged as failures. */
+  isExpectedError?: (error: unknown) => boolean;
+}
+
+/** A built compute server. */
+export interface ComputeServer {
+  /** The app to serve: `app.listen(port, host)`, or `listen(server.app, …)` from this package. */
+  app: Express;
+  /**
+   * The same server as a Router, to mount in an app of your own with `app.use(router)`: it serves `/healthz`,
+   * `/openapi.json` and every path under the spec's (`/v1/…`), and passes every other request on to your app.
+   */
+  router: Router;
+  /** Counters: responses that broke the spec and were sent anyway (`report`). */
+  readonly stats: { readonly responseViolations: number };
+  /** Releases what the server holds besides the app (today nothing); the caller closes its own HTTP server. */
+  close(): Promise<void>;
+}
+
+/** The longest leading part, up to a `/`, that every path of the spec shares (`/v1/`). */
+function apiPrefix(spec: OpenApiDocument): string {
+  const paths = specOperations(spec).map((o) => o.path);
+  let prefix = paths[0] ?? "/";
+  for (const path of paths) while (!path.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  return prefix.slice(0, prefix.lastIndexOf("/") + 1) || "/";
+}
+
+/**
+ * Builds the server and compiles every validator of the spec before it resolves: a spec that does not compile,
+ * or a handler map without a handler for an operation, rejects here, never per request.
+ */
+export async function createComputeServer<Principal>(options: ComputeServerOptions<Principal>): Promise<ComputeServer> {
+  const spec = options.spec ?? loadSpec();
+  const logger = options.logger ?? createLogger({ level: "silent" });
+  const openapi = options.openapi ?? true;
+  const principals = new Principals<Principal>();
+  const stats = { responseViolations: 0 };
+  // Until warm-up is over only its own example requests (token "warm-up") pass through the validator.
+  let warmingUp = true;
+  const validator = createContractValidator({
+    spec,
+    responses: options.responses ?? "enforce",
+    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    onResponseViolation: (error, req) => {
+      stats.responseViolations++;
+      logger.warn(
+        { operationId: operationIdOf(req), path: req.path, errors: error.errors?.slice(0, 20) },
+        "response does not match the spec",
+      );
+    },
+    authenticate: async (token, req) => {
+      if (warmingUp) return true;
+      const principal = await options.authenticate(token, req);
+      if (principal === undefined) throw unauthenticated("the API key is not valid");
+      principals.set(req, principal);
+      return true;
+    },
+  });
+  const operations = operationRoutes(spec, options.handlers, principals, logger);
+  const log = requestLogger(logger, operationIdOf);
+  const prefix = apiPrefix(spec);
+  const served = new Set(metaPaths(openapi));
+  const errors = errorHandler(logger, options.isExpectedError);
+
+  /** The whole pipeline; `mounted`: in a host app, which keeps every request that is not the server's. */
+  const pipeline = (mounted: boolean): Router => {
+    const router = Router();
+    if (mounted)
+      router.use((req, _res, next) => (req.path.startsWith(prefix) || served.has(req.path) ? next() : next("router")));
+    // 1. One log line per request, first so that it times and sees every answer; its record stays in res.locals.
+    router.use((req, res, next) => {
+      res.locals.record = log(req, res);
+      next();
+    });
+    if (options.compress) router.use(compression());
+    // 2. CORS headers on every answer; preflight requests end here, before validation.
+    if (options.cors && options.cors.length > 0) router.use(corsHandler(options.cors, spec) as RequestHandler);
+    // 3. Routes outside the spec: health and the spec, then the implementer's own.
+    router.use(metaRoutes(spec, openapi));
+    if (options.routes) router.use(options.routes);
+    if (options.beforeValidation?.length) router.use(options.beforeValidation);
+    // 4. JSON body (1 MiB), then security, request and response validation against the spec.
+    router.use(validator.middleware);
+    if (options.beforeHandlers?.length) router.use(options.beforeHandlers);
+    // 5. The operations.
+    router.use(operations);
+    if (mounted) router.use(errors);
+    return router;
+  };
+
+  const app = express();
+  app.disable("x-powered-by");
+  // Every query pair, as the compiled contract reads them: Express's default parser stops at 1,000.
+  app.set("query parser", parseQueryString);
+  app.use(pipeline(false));
+  // Anything the validator let through that no route serves, then every failure as the spec's error body.
+  app.use(notFound);
+  app.use(errors);
+
+  await validator.warmUp();
+  warmingUp = false;
+  return { app, router: pipeline(true), stats, close: async () => {} };
+}
+
+/** The operation express-openapi-validator routed a request to. */
+function operationIdOf(req: unknown): string | undefined {
+  return (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+}

@@ -1,0 +1,46 @@
+/**
+ * @compute-api/server: the compute service's server side for implementers. `createComputeServer` gives an Express
+ * app where the spec decides routing, authentication and validation, and typed handlers do the operations; the
+ * rules the spec states in prose (the search query, API keys, cluster totals) come with it.
+ */
+export {
+  ApiError,
+  alreadyExists,
+  type ErrorBody,
+  type FieldViolation,
+  internalError,
+  invalidRequest,
+  notFound,
+  permissionDenied,
+  unauthenticated,
+} from "@compute-api/contract";
+export {
+  type Authenticate as ValidatorAuthenticate,
+  type ContractValidator,
+  type ContractValidatorOptions,
+  createContractValidator,
+  type ResponseMode,
+  type ResponseViolation,
+} from "./contract-validator.js";
+export {
+  type Authenticate,
+  type ComputeServer,
+  type ComputeServerOptions,
+  createComputeServer,
+} from "./create-compute-server.js";
+export { errorHandler, notFound as notFoundHandler } from "./error-handlers.js";
+export { type Listening, type ListenOptions, listen } from "./listen.js";
+export { apiKeyPrefix, hashApiKey, newApiKey } from "./rules/api-keys.js";
+export { type ClusterTotals, clusterTotals } from "./rules/cluster-totals.js";
+export { parseSearchQuery, type ResourceType, resourceTypes, type SearchQuery } from "./rules/search-query.js";
+export type {
+  Handler,
+  HandlerInput,
+  Handlers,
+  OperationId,
+  PathParameters,
+  QueryParameters,
+  RequestBody,
+  ResponseBody,
+  Schemas,
+} from "./types.js";

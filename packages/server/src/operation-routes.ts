@@ -1,0 +1,56 @@
+/**
+ * The spec's operations as Express routes, each calling its handler with the validated, typed request and
+ * answering 200 with what it returns. A handler fails by throwing the contract's `ApiError`; anything else it
+ * throws is logged and answered 500 with the error body, its message and stack never sent.
+ */
+import { ApiError, internalError, type OpenApiDocument, specOperations } from "@compute-api/contract";
+import type { Logger } from "@compute-api/contract/http";
+import { type RequestHandler, Router } from "express";
+import type { Principals } from "./principals.js";
+import type { HandlerInput, Handlers, OperationId } from "./types.js";
+
+/** Operations whose 200 body holds a secret (the new API key): answered `Cache-Control: no-store`. */
+const secretBodies: ReadonlySet<string> = new Set<OperationId>(["createApiKey"]);
+
+/** `/v1/projects/{projectId}` → `/v1/projects/:projectId`, Express's form of a path template. */
+export const expressPath = (template: string): string => template.replace(/\{([^}]+)\}/g, ":$1");
+
+/** A router with one route per operation of the spec; throws at start-up when a handler is missing. */
+export function operationRoutes<Principal>(
+  spec: OpenApiDocument,
+  handlers: Handlers<Principal>,
+  principals: Principals<Principal>,
+  logger: Logger,
+): Router {
+  const router = Router();
+  for (const { path, method, operation } of specOperations(spec)) {
+    const operationId = operation.operationId as OperationId;
+    const handler = handlers[operationId] as unknown as
+      | ((input: HandlerInput<OperationId, Principal>) => unknown)
+      | undefined;
+    if (typeof handler !== "function") throw new Error(`handlers: no handler for the operation '${operationId}'`);
+    const noStore = secretBodies.has(operationId);
+    const answer: RequestHandler = async (req, res, next) => {
+      let body: unknown;
+      try {
+        body = await handler({
+          path: req.params,
+          query: req.query,
+          body: req.body,
+          principal: principals.of(req),
+          request: req,
+          response: res,
+        } as HandlerInput<OperationId, Principal>);
+      } catch (error) {
+        if (error instanceof ApiError) return next(error);
+        logger.error({ err: error, operationId }, "handler failed");
+        return next(internalError());
+      }
+      if (noStore) res.set("Cache-Control", "no-store");
+      res.status(200).json(body);
+    };
+    const route = router.route(expressPath(path)) as unknown as Record<string, (h: RequestHandler) => unknown>;
+    route[method]?.(answer);
+  }
+  return router;
+}
