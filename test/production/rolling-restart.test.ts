@@ -8,10 +8,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Nginx, skipWithoutNginx, startNginx } from "../support/nginx.js";
+import { freePort } from "../support/processes.js";
 import {
   call,
   failures,
-  freePort,
   type GatewayProcess,
   killGatewayProcesses,
   type LoggedStub,

@@ -1,7 +1,6 @@
 /** What the production suites share: a stub backend that logs into memory, traffic through undici, the metrics. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import { createServer as createNetServer } from "node:net";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -169,15 +168,6 @@ export async function startGatewayProcess(args: string[], listeners = 1): Promis
 /** Ends every gateway process these helpers started that is still running. */
 export function killGatewayProcesses(): void {
   for (const child of started) if (child.exitCode === null && child.pid) killGroup(child.pid);
-}
-
-/** A port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** PATCHes the backend received more than once, by request id. */

@@ -5,11 +5,12 @@
  * (`describe.skipIf(skipWithoutNginx())`), except under CI, where startNginx fails with how to get it.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createConnection, createServer } from "node:net";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { childrenOf, freePort } from "./processes.js";
 import { findProgram, nginxProgram, requireProgram, skipWithout } from "./system.js";
 
 /** A running nginx started by startNginx. */
@@ -233,46 +234,12 @@ function groupAlive(pid: number): boolean {
   }
 }
 
-/** The live (not zombie) children of `pid`, from /proc. */
-function childrenOf(pid: number): number[] {
-  const children: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    const stat = readText(`/proc/${name}/stat`);
-    // The command name may hold spaces and parentheses; the fields after its closing one are fixed.
-    const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(ppid) === pid && state !== "Z" && state !== "X") children.push(Number(name));
-  }
-  return children;
-}
-
-/** Whether `pid` is a live process (not a zombie), from /proc. */
-export function isRunning(pid: number): boolean {
-  const stat = readText(`/proc/${pid}/stat`);
-  const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-  return stat !== "" && state !== "Z" && state !== "X";
-}
-
 function readText(path: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch {
     return "";
   }
-}
-
-/** A port on 127.0.0.1 that was free a moment ago. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 /** Whether 127.0.0.1:`port` accepts a connection now. */

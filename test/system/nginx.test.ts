@@ -4,7 +4,8 @@ import { createServer, type IncomingHttpHeaders, request, type Server } from "no
 import { type AddressInfo, connect } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isRunning, type Nginx, skipWithoutNginx, startNginx } from "../support/nginx.js";
+import { type Nginx, skipWithoutNginx, startNginx } from "../support/nginx.js";
+import { isRunning } from "../support/processes.js";
 
 /** GETs `path` from `url` on a connection of its own; the body as received, still compressed if it was. */
 function get(
