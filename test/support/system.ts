@@ -1,7 +1,7 @@
 /**
- * Programs the tests take from the system rather than from npm (Chromium, nginx): where each is, and a way for a
- * suite to skip when it is absent. A developer's machine without one skips the suites that need it, with one line
- * per missing program and run saying how to get it; CI (CI set) never skips, so a missing program fails there.
+ * Programs the tests take from the system rather than from npm (Chromium, nginx, PostgreSQL): where each is, and a way
+ * for a suite to skip when it is absent. A developer's machine without one skips the suites that need it, with one
+ * line per missing program and run saying how to get it; CI (CI set) never skips, so a missing program fails there.
  */
 import { accessSync, constants, mkdirSync, readdirSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -44,6 +44,30 @@ export const nginxProgram: SystemProgram = {
   apt: "nginx-light",
   suites: "the suites that start a real nginx (test/system, test/production)",
 };
+
+/**
+ * PostgreSQL's server, `postgres`, for the suites that run against a real one (test/support/postgres.ts); `initdb` is
+ * taken from the same directory. Debian keeps both out of PATH, in /usr/lib/postgresql/<major>/bin: the newest wins.
+ */
+export const postgresProgram: SystemProgram = {
+  name: "PostgreSQL",
+  env: "POSTGRES_PATH",
+  commands: ["postgres"],
+  dirs: [...debianPostgresDirs(), "/usr/local/pgsql/bin"],
+  apt: "postgresql",
+  suites: "the suites that run against a real PostgreSQL server (test/system/postgres.test.ts, examples/postgres)",
+};
+
+/** /usr/lib/postgresql/<major>/bin of each major version installed the Debian way, newest first. */
+function debianPostgresDirs(): string[] {
+  let majors: string[];
+  try {
+    majors = readdirSync("/usr/lib/postgresql").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  return majors.sort((a, b) => Number(b) - Number(a)).map((major) => `/usr/lib/postgresql/${major}/bin`);
+}
 
 /** Where `program` is: its environment variable, else the first of its commands in PATH, else in its usual directories. */
 export function findProgram(program: SystemProgram): string | undefined {
