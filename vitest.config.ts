@@ -13,11 +13,11 @@ export default defineConfig({
     include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Type-level tests (*.test-d.ts) of the client, checked by tsc over the client's own files only.
+    // Type-level tests (*.test-d.ts) of the client and the server, checked by tsc over their own files only.
     typecheck: {
       enabled: true,
-      include: ["packages/client/test/**/*.test-d.ts"],
-      tsconfig: "packages/client/tsconfig.test.json",
+      include: ["packages/client/test/**/*.test-d.ts", "packages/server/test/**/*.test-d.ts"],
+      tsconfig: "tsconfig.type-tests.json",
     },
   },
 });
