@@ -1,6 +1,11 @@
-/** The search index on small hand-made data: the scores, order, cap, access and type rules of the spec. */
+/**
+ * The search index on small hand-made data: the scores, order, cap, access and type rules of the spec; and on
+ * random data, against a plain reference implementation of those rules.
+ */
+import { compareCodePoints } from "@compute-api/contract";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SearchIndex, type SearchResource } from "../../src/store/search-index.js";
+import { maxResults, SearchIndex, type SearchResource } from "../../src/store/search-index.js";
 import type { ResourceType } from "../../src/types.js";
 
 const volume = (id: string, fields: Record<string, unknown> = {}, projectId = "p1"): SearchResource => ({
@@ -121,5 +126,111 @@ describe("SearchIndex order, cap, access and type", () => {
     const entry = index.entryOf(resource.resource);
     if (entry) index.refresh(entry);
     expect([find("creating"), find("active")]).toEqual([0, 1]);
+  });
+});
+
+/** What search must give, computed the plain way: every resource scored against every term, then sorted. */
+function reference(
+  resources: SearchResource[],
+  terms: string[],
+  type: ResourceType | undefined,
+  canAccess: (access: string) => boolean,
+): [string, number][] {
+  const scored: [string, number][] = [];
+  const ordered = resources
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => compareCodePoints(a.r.resourceName, b.r.resourceName) || a.i - b.i);
+  for (const { r } of ordered) {
+    if ((type !== undefined && r.resourceType !== type) || !canAccess(r.access)) continue;
+    const nameField = r.resourceType === "billingAccount" ? "displayName" : "name";
+    const fields: [string, boolean][] = [[r.resourceName.toLowerCase(), false]];
+    for (const [key, value] of Object.entries(r.resource)) {
+      const primary = key === "id" || key === nameField;
+      for (const item of Array.isArray(value) ? value : [value])
+        if (typeof item === "string") fields.push([item.toLowerCase(), primary]);
+    }
+    let sum = 0;
+    const matchedAll = terms.every((term) => {
+      let best = 0;
+      for (const [value, primary] of fields) {
+        const s = value === term ? 50 : value.startsWith(term) ? 40 : value.includes(term) ? 30 : 0;
+        best = Math.max(best, primary && s > 0 ? s * 2 : s);
+      }
+      sum += best;
+      return best > 0;
+    });
+    if (matchedAll) scored.push([r.resourceName, terms.length === 0 ? 0 : Math.floor(sum / terms.length)]);
+  }
+  // A stable sort keeps resourceName order within a score.
+  return scored.sort((a, b) => b[1] - a[1]).slice(0, maxResults);
+}
+
+describe("SearchIndex against a plain reference", () => {
+  // Few letters, so that terms often equal, start or occur in values, and values repeat across resources.
+  const text = (max: number) =>
+    fc.string({ unit: fc.constantFrom("a", "b", "-", "A", "é", "\u{1F600}"), maxLength: max });
+  const types = ["volume", "disk", "billingAccount"] as const;
+  const resource = fc
+    .record({
+      type: fc.constantFrom(...types),
+      project: fc.constantFrom("p1", "p2", "p3"),
+      id: text(6),
+      name: fc.option(text(8), { nil: undefined }),
+      state: fc.option(text(5), { nil: undefined }),
+      tags: fc.array(text(4), { maxLength: 3 }),
+      size: fc.nat(9),
+    })
+    .map(({ type, project, id, name, state, tags, size }): SearchResource => {
+      const fields: Record<string, unknown> = { id, tags, size };
+      if (name !== undefined) fields[type === "billingAccount" ? "displayName" : "name"] = name;
+      if (state !== undefined) fields.state = state;
+      return type === "billingAccount"
+        ? { resourceType: type, resourceName: `billingAccounts/${id}`, access: `b:${id}`, resource: fields }
+        : {
+            resourceType: type,
+            resourceName: `projects/${project}/${type}s/${id}`,
+            access: `p:${project}`,
+            resource: { ...fields, projectId: project },
+          };
+    });
+  const query = fc.record({
+    terms: fc.array(
+      text(4).map((t) => t.toLowerCase()),
+      { maxLength: 3 },
+    ),
+    type: fc.option(fc.constantFrom(...types), { nil: undefined }),
+    access: fc.subarray(["p:p1", "p:p2", "p:p3", "b:a", "b:b", "b:ab", "b:"]),
+  });
+
+  it("gives the same results, scores and order, before and after refresh", () => {
+    fc.assert(
+      fc.property(
+        fc.array(resource, { maxLength: 150 }),
+        fc.array(query, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.tuple(fc.nat(), text(5)), { maxLength: 4 }),
+        (resources, queries, changes) => {
+          const index = new SearchIndex(resources);
+          const check = () => {
+            for (const { terms, type, access } of queries) {
+              if (terms.length === 0 && type === undefined) continue;
+              const canAccess = (a: string) => access.includes(a);
+              const got = index.search({ terms, type, canAccess }).map((h) => [h.entry.resourceName, h.score]);
+              expect(got).toEqual(reference(resources, terms, type, canAccess));
+            }
+          };
+          check();
+          // Updates change other fields in place, as updateClusterMachine does, and refresh the entry.
+          for (const [i, state] of changes) {
+            const changed = resources[i % Math.max(1, resources.length)];
+            if (!changed) continue;
+            changed.resource.state = state;
+            const entry = index.entryOf(changed.resource);
+            if (entry) index.refresh(entry);
+          }
+          check();
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
