@@ -36,6 +36,11 @@ const workloads: Workload[] = [
     request: { method: "GET", path: "/v1/resources/search?query=alpha" },
   },
   {
+    name: "searchResources, results: the same body from a bare Express app",
+    targets: [stubTarget, expressTarget],
+    request: { method: "GET", path: "/v1/resources/search?query=alpha" },
+  },
+  {
     name: "searchResources, no match",
     targets: [stubTarget, prismTarget],
     request: { method: "GET", path: "/v1/resources/search?query=nothing-matches-this" },
@@ -81,24 +86,22 @@ async function main(): Promise<void> {
     mkdirSync(profileDir);
   }
   const [prismPort, stubPort] = [await freePort(), await freePort()];
-  const origins = new Map<string, string>([
+  const stub = await start(
+    "compute-stub",
     [
-      stubTarget,
-      await start(
-        "compute-stub",
-        [
-          ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
-          stubBin,
-          "--port",
-          String(stubPort),
-          "--api-key",
-          apiKey,
-          "--log-level",
-          "warn",
-        ],
-        `http://127.0.0.1:${stubPort}/healthz`,
-      ),
+      ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+      stubBin,
+      "--port",
+      String(stubPort),
+      "--api-key",
+      apiKey,
+      "--log-level",
+      "warn",
     ],
+    `http://127.0.0.1:${stubPort}/healthz`,
+  );
+  const origins = new Map<string, string>([
+    [stubTarget, stub],
     [
       prismTarget,
       await start(
@@ -107,9 +110,9 @@ async function main(): Promise<void> {
         `http://127.0.0.1:${prismPort}/`,
       ),
     ],
-    [expressTarget, await startScript("./bare-express.ts")],
+    // The bare app serves the stub's own answer to query=alpha, fetched from it once.
+    [expressTarget, await startScript("./bare-express.ts", [stub, apiKey])],
   ]);
-  const stub = origins.get(stubTarget) as string;
   const found = (await (
     await fetch(`${stub}/v1/resources/search?query=alpha`, { headers: { authorization: `Bearer ${apiKey}` } })
   ).json()) as { results: unknown[] };
