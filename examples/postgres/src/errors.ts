@@ -1,0 +1,46 @@
+/**
+ * Every failure the operations answer, in one place, each worded as the stub words it (so that a client sees the
+ * same body from either): the contract's error factories with this service's messages.
+ */
+import { alreadyExists, type FieldViolation, invalidRequest, notFound, permissionDenied } from "@compute-api/server";
+
+/** 403: the caller's user may not access the project (whether or not it exists). */
+export const projectDenied = (projectId: string) =>
+  permissionDenied(`permission denied on project '${projectId}'`, { projectId });
+
+/** 403: the caller's user may not create API keys. */
+export const createApiKeysDenied = () => permissionDenied("permission denied: this user may not create API keys");
+
+/** 403: the caller's user may not search. */
+export const searchDenied = () => permissionDenied("permission denied: this user may not search");
+
+/** 404: no such machine in the project. */
+export const clusterMachineNotFound = (projectId: string, id: string) =>
+  notFound(`cluster machine '${id}' not found in project '${projectId}'`);
+
+/** 409: the user already has a key with this id. */
+export const apiKeyExists = (apikeyId: string) => alreadyExists(`API key '${apikeyId}' already exists`, { apikeyId });
+
+/** 400 naming each offending field. */
+export const invalidFields = (violations: FieldViolation[]) => invalidRequest(violations);
+
+/** `volumeIds[i]` names no volume of the project. */
+export const volumeNotFound = (index: number, volumeId: string, projectId: string): FieldViolation => ({
+  field: `volumeIds[${index}]`,
+  description: `no volume '${volumeId}' in project '${projectId}'`,
+  reason: "not-found",
+});
+
+/** `priceHr.value` is too long once normalized. */
+export const priceTooLong = (maxLength: number): FieldViolation => ({
+  field: "priceHr.value",
+  description: `is longer than ${maxLength} characters once normalized`,
+  reason: "maxLength",
+});
+
+/** `priceHr.value` would make the cluster's totals break the spec (clusterTotals' RangeError). */
+export const priceBreaksTotals = (problem: string): FieldViolation => ({
+  field: "priceHr.value",
+  description: `makes the cluster's totals invalid: ${problem}`,
+  reason: "range",
+});

@@ -1,0 +1,160 @@
+/**
+ * The compute service on PostgreSQL: opens the database (PGlite, or a server through a URL), applies the
+ * migrations, loads the data on first start, registers the keys given, and builds the app with
+ * @compute-api/server, whose handlers are the SQL operations of this folder. `startPostgresServer` also listens.
+ */
+import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
+import { createLogger, type Logger } from "@compute-api/contract/http";
+import {
+  type ComputeServer,
+  createComputeServer,
+  type Listening,
+  listen,
+  type ResponseMode,
+} from "@compute-api/server";
+import { builtinFixtures, type Fixtures, loadFixtures } from "@compute-api/stub-server";
+import { authenticate, type Principal } from "./authenticate.js";
+import { createApiKey } from "./create-api-key.js";
+import type { Database } from "./database/database.js";
+import { createPgliteDatabase } from "./database/pglite-database.js";
+import { createPoolDatabase } from "./database/pool-database.js";
+import { loadData, registerApiKey } from "./load-data.js";
+import { migrate } from "./migrate.js";
+import { searchResources } from "./search-resources.js";
+import { updateClusterMachine } from "./update-cluster-machine.js";
+
+/** The key id under which `apiKeys` are registered, as the stub's. */
+export const defaultKeyId = "default";
+
+/** Options of the PostgreSQL server. */
+export interface PostgresServerOptions {
+  /**
+   * Where the data lives: a database of your own (left open by close()), or `databaseUrl` (a PostgreSQL server,
+   * through a pg.Pool), or `pgliteDir` (PGlite in that directory); none of them: PGlite in memory.
+   */
+  database?: Database;
+  /** A PostgreSQL URL, such as `postgres://user@localhost:5432/compute` (the command line reads DATABASE_URL). */
+  databaseUrl?: string;
+  /** A directory for PGlite's files, kept between starts. */
+  pgliteDir?: string;
+  /** The data loaded into an empty database; default the stub's built-in data. */
+  fixtures?: Fixtures;
+  /** A fixture file (.json, .yaml, .yml) to load instead of `fixtures`, checked as the stub's `--data` is. */
+  dataFile?: string;
+  /** API keys by user id, each registered with the key id `default` at every start: `{ alice: "cak_…" }`. */
+  apiKeys?: Record<string, string>;
+  /** Where the request lines and start-up go (pino); default silent. */
+  logger?: Logger;
+  /** What a response that breaks the spec gets (@compute-api/server's option); default `enforce` (a 500). */
+  responses?: ResponseMode;
+  /** Origins allowed by CORS; default `*` (any), as the stub's. */
+  corsOrigins?: string[];
+  /** Compress answers as the caller's Accept-Encoding allows; default off. */
+  compress?: boolean;
+  /** The bundled spec; default the one of @compute-api/spec. */
+  spec?: OpenApiDocument;
+}
+
+/** A built server: the app to serve, its database, and close() for what it holds. */
+export interface PostgresServer {
+  /** The Express app; it never listens by itself. */
+  app: ComputeServer["app"];
+  /** The database it serves from. */
+  database: Database;
+  /** Closes the database when the server opened it (not one given as `database`). */
+  close(): Promise<void>;
+}
+
+/** The database the options name; owned: whether the server opened it (and so closes it). */
+async function openDatabase(options: PostgresServerOptions): Promise<{ database: Database; owned: boolean }> {
+  if (options.database) return { database: options.database, owned: false };
+  if (options.databaseUrl) return { database: createPoolDatabase(options.databaseUrl), owned: true };
+  return { database: await createPgliteDatabase(options.pgliteDir), owned: true };
+}
+
+/** Builds the server: database ready (migrated, loaded), keys registered, every validator compiled. */
+export async function createPostgresServer(options: PostgresServerOptions = {}): Promise<PostgresServer> {
+  const spec = options.spec ?? loadSpec();
+  const logger = options.logger ?? createLogger({ level: "silent" });
+  const { database: db, owned } = await openDatabase(options);
+  try {
+    const applied = await migrate(db);
+    if (applied.length > 0) logger.info({ migrations: applied }, `applied ${applied.length} migrations`);
+    const fixtures = options.dataFile ? loadFixtures(options.dataFile, spec) : (options.fixtures ?? builtinFixtures());
+    const { loaded, resources } = await loadData(db, fixtures);
+    logger.info(
+      { database: db.description, resources },
+      loaded
+        ? `loaded ${resources} resources into ${db.description}`
+        : `${db.description} already holds data (${resources} resources): kept, the data given is not loaded`,
+    );
+    for (const [userId, key] of Object.entries(options.apiKeys ?? {}))
+      await registerApiKey(db, userId, defaultKeyId, key);
+
+    const server = await createComputeServer<Principal>({
+      spec,
+      logger,
+      authenticate: (token) => authenticate(db, token),
+      handlers: {
+        updateClusterMachine: ({ principal, path, body }) =>
+          updateClusterMachine(db, principal, path.projectId, path.id, body),
+        createApiKey: ({ principal, body }) => createApiKey(db, principal, body.apikeyId),
+        searchResources: ({ principal, query }) => searchResources(db, principal, query.query),
+      },
+      responses: options.responses ?? "enforce",
+      cors: options.corsOrigins ?? ["*"],
+      compress: options.compress ?? false,
+    });
+    return {
+      app: server.app,
+      database: db,
+      close: async () => {
+        await server.close();
+        if (owned) await db.close();
+      },
+    };
+  } catch (error) {
+    if (owned) await db.close().catch(() => {});
+    throw error;
+  }
+}
+
+/** Options of a listening server. */
+export interface StartOptions extends PostgresServerOptions {
+  /** Port; 0 picks a free one. Default 4010. */
+  port?: number;
+  /** Address to listen on; default 127.0.0.1. */
+  host?: string;
+}
+
+/** A listening server, shaped as the stub's RunningStub. */
+export interface RunningPostgresServer {
+  server: Listening["server"];
+  /** Base URL, such as `http://127.0.0.1:4010`. */
+  url: string;
+  /** The database it serves from. */
+  database: Database;
+  /** Stops accepting connections, lets requests in flight finish (at most `graceMs`), then closes the database. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Builds the server and listens; rejects if the address is taken. */
+export async function startPostgresServer(options: StartOptions = {}): Promise<RunningPostgresServer> {
+  const built = await createPostgresServer(options);
+  let listening: Listening;
+  try {
+    listening = await listen(built.app, { port: options.port ?? 4010, host: options.host ?? "127.0.0.1" });
+  } catch (error) {
+    await built.close();
+    throw error;
+  }
+  return {
+    server: listening.server,
+    url: listening.url,
+    database: built.database,
+    close: async (graceMs) => {
+      await listening.close(graceMs);
+      await built.close();
+    },
+  };
+}

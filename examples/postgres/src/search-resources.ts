@@ -1,0 +1,103 @@
+/**
+ * searchResources in SQL: matching, scoring, order and cap run in the database, over the user's resources only.
+ *
+ * - `term`: the query's lowercased terms, numbered; each with its LIKE pattern (`%`, `_` and `\` escaped).
+ * - `hit`: the distinct values that hold a term, and how (0 exact, 1 prefix, 2 substring). A term with three
+ *   letters or digits in a row is found through the trigram index; a shorter one, which has no trigram to look
+ *   up, by scanning the values with strpos (cheaper than a trigram index scanned whole).
+ * - `best`: each term's best score per entry: 100/80/60 for an id or name, 50/40/30 for another field.
+ * - `scored`: the entries that every term matched, scored with the mean of their terms' scores, rounded down.
+ * Results are ordered by score, then by resourceName in code point order (collation "C"), and capped at 100.
+ * @see openapi/paths/v1_resources_search.yaml
+ */
+import { parseSearchQuery, type ResponseBody, type Schemas } from "@compute-api/server";
+import type { Principal } from "./authenticate.js";
+import type { Queryable } from "./database/database.js";
+import { searchDenied } from "./errors.js";
+
+/** Largest number of results of one search. */
+export const maxResults = 100;
+
+/** Entries the user may see: of the user's projects, or the user's billing accounts. ($1: the user) */
+const visible = `(
+  e.project_id IN (SELECT project_id FROM user_projects WHERE user_id = $1)
+  OR e.billing_account_id IN (SELECT billing_account_id FROM user_billing_accounts WHERE user_id = $1)
+)`;
+
+/** $1: user id, $2: resource type or null, $3: lowercased terms (at least one), $4: the cap. */
+export const searchSql = `
+WITH term AS (
+  SELECT ord::int AS ord, t,
+    '%' || replace(replace(replace(t, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' AS pattern,
+    t ~ '[a-z0-9]{3}' AS indexed
+  FROM unnest($3::text[]) WITH ORDINALITY AS u(t, ord)
+),
+best AS (
+  SELECT hit.ord, hit.entry_id,
+    max(CASE
+      WHEN hit.value = hit.t THEN 100
+      WHEN starts_with(hit.value, hit.t) THEN 80
+      ELSE 60
+    END / CASE WHEN hit.is_primary THEN 1 ELSE 2 END) AS score
+  FROM (
+    SELECT term.ord, term.t, v.entry_id, v.is_primary, v.value
+    FROM term JOIN search_values v ON v.value LIKE term.pattern
+    WHERE term.indexed
+    UNION ALL
+    SELECT term.ord, term.t, v.entry_id, v.is_primary, v.value
+    FROM term JOIN search_values v ON strpos(v.value, term.t) > 0
+    WHERE NOT term.indexed
+  ) AS hit
+  GROUP BY hit.ord, hit.entry_id
+),
+scored AS (
+  SELECT entry_id, (sum(score) / cardinality($3::text[]))::int AS score
+  FROM best
+  GROUP BY entry_id
+  HAVING count(*) = cardinality($3::text[])
+)
+SELECT e.resource_type, e.resource_name, s.score, resource_object(e.resource_type, e.project_id, e.resource_id) AS object
+FROM scored s JOIN search_entries e ON e.entry_id = s.entry_id
+WHERE ($2::text IS NULL OR e.resource_type = $2::text) AND ${visible}
+ORDER BY s.score DESC, e.resource_name COLLATE "C"
+LIMIT $4`;
+
+/** $1: user id, $2: resource type, $3: the cap. Every resource of the type, score 0, in resourceName order. */
+export const typeOnlySql = `
+SELECT e.resource_type, e.resource_name, 0 AS score, resource_object(e.resource_type, e.project_id, e.resource_id) AS object
+FROM search_entries e
+WHERE e.resource_type = $2 AND ${visible}
+ORDER BY e.resource_name COLLATE "C"
+LIMIT $3`;
+
+interface ResultRow {
+  resource_type: Schemas["SearchResult"]["resourceType"];
+  resource_name: string;
+  score: number;
+  object: object;
+}
+
+/** The best matches among what the user may access, best first. */
+export async function searchResources(
+  db: Queryable,
+  user: Principal,
+  query: string,
+): Promise<ResponseBody<"searchResources">> {
+  if (!user.canSearch) throw searchDenied();
+  const { terms, type } = parseSearchQuery(query);
+  const rows =
+    terms.length === 0
+      ? await db.query<ResultRow>(typeOnlySql, [user.id, type ?? null, maxResults])
+      : await db.query<ResultRow>(searchSql, [user.id, type ?? null, terms, maxResults]);
+  return {
+    results: rows.map(
+      (row) =>
+        ({
+          resourceName: row.resource_name,
+          resourceType: row.resource_type,
+          score: row.score,
+          [row.resource_type]: row.object,
+        }) as Schemas["SearchResult"],
+    ),
+  };
+}
