@@ -10,7 +10,7 @@ export default defineConfig({
   resolve: { conditions: [source, ...defaultClientConditions] },
   ssr: { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } },
   test: {
-    include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Type-level tests (*.test-d.ts) of the client and the server, checked by tsc over their own files only.

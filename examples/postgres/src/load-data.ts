@@ -58,14 +58,14 @@ async function insertColumns(tx: Queryable, sql: string, columns: readonly (read
 }
 
 /**
- * Loads the data set when the database holds none; else keeps what is there. The data set must be valid (as the
+ * Loads the data set (made by `fixtures`, called only then) when the database holds none; else keeps what is there. The data set must be valid (as the
  * stub's loadFixtures checks a file); the tables' keys and references refuse a broken one, and nothing is loaded.
  */
-export async function loadData(db: Database, fixtures: Fixtures, now: Date = new Date()): Promise<LoadResult> {
+export async function loadData(db: Database, fixtures: () => Fixtures, now: Date = new Date()): Promise<LoadResult> {
   const loaded = await db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1)", [startupLockKey]);
     if (await hasData(tx)) return false;
-    await insertAll(tx, structuredClone(fixtures), now);
+    await insertAll(tx, structuredClone(fixtures()), now);
     return true;
   });
   // Fresh statistics, so that the planner knows the sizes of what was just loaded, and the visibility map set.

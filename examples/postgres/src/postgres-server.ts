@@ -37,8 +37,8 @@ export interface PostgresServerOptions {
   databaseUrl?: string;
   /** A directory for PGlite's files, kept between starts. */
   pgliteDir?: string;
-  /** The data loaded into an empty database; default the stub's built-in data. */
-  fixtures?: Fixtures;
+  /** The data loaded into an empty database (or a function that makes it, called only then); default the stub's built-in data. */
+  fixtures?: Fixtures | (() => Fixtures);
   /** A fixture file (.json, .yaml, .yml) to load instead of `fixtures`, checked as the stub's `--data` is. */
   dataFile?: string;
   /** API keys by user id, each registered with the key id `default` at every start: `{ alice: "cak_…" }`. */
@@ -80,8 +80,14 @@ export async function createPostgresServer(options: PostgresServerOptions = {}):
   try {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, `applied ${applied.length} migrations`);
-    const fixtures = options.dataFile ? loadFixtures(options.dataFile, spec) : (options.fixtures ?? builtinFixtures());
-    const { loaded, resources } = await loadData(db, fixtures);
+    const { fixtures, dataFile } = options;
+    const { loaded, resources } = await loadData(db, () =>
+      dataFile
+        ? loadFixtures(dataFile, spec)
+        : typeof fixtures === "function"
+          ? fixtures()
+          : (fixtures ?? builtinFixtures()),
+    );
     logger.info(
       { database: db.description, resources },
       loaded

@@ -6,6 +6,12 @@
 /** Values a query may be given: its parameters are always sent apart from the SQL text, never spliced into it. */
 export type SqlValue = string | number | boolean | null | readonly string[] | readonly number[] | readonly boolean[];
 
+/**
+ * The memory a sort or hash of one query may use before it spills to disk, set on every connection: a broad search
+ * (a term most resources hold) aggregates a row per matching value; PostgreSQL's default of 4MB spills it.
+ */
+export const searchWorkMem = "64MB";
+
 /** Something that runs SQL: the database itself, or one transaction of it. */
 export interface Queryable {
   /** Runs one statement with its parameters (`$1`, `$2`, …) and returns its rows. */

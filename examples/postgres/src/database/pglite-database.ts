@@ -1,7 +1,7 @@
 /** The embedded adapter: PGlite (PostgreSQL compiled to WebAssembly) in memory, or in a directory of its own. */
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import type { Database, Queryable, SqlValue } from "./database.js";
+import { type Database, type Queryable, type SqlValue, searchWorkMem } from "./database.js";
 
 type PgliteQueryable = Pick<PGlite, "query" | "exec">;
 
@@ -19,6 +19,7 @@ const queryable = (db: PgliteQueryable): Queryable => ({
  */
 export async function createPgliteDatabase(dir?: string): Promise<Database> {
   const db = await PGlite.create({ ...(dir === undefined ? {} : { dataDir: dir }), extensions: { pg_trgm } });
+  await db.exec(`SET work_mem = '${searchWorkMem}'`);
   return {
     description: dir === undefined ? "PGlite in memory" : `PGlite at ${dir}`,
     ...queryable(db),

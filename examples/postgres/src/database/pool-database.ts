@@ -1,6 +1,6 @@
 /** The server adapter: a pg.Pool on a PostgreSQL server, such as `postgres://user@host:5432/db` (DATABASE_URL). */
 import pg from "pg";
-import type { Database, Queryable, SqlValue } from "./database.js";
+import { type Database, type Queryable, type SqlValue, searchWorkMem } from "./database.js";
 
 const queryable = (db: pg.Pool | pg.PoolClient): Queryable => ({
   query: async <Row>(text: string, params: readonly SqlValue[] = []) =>
@@ -19,7 +19,7 @@ export interface PoolDatabaseOptions {
 
 /** Opens a pool on the URL (connections are made on first use). */
 export function createPoolDatabase(url: string, options: PoolDatabaseOptions = {}): Database {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, options: `-c work_mem=${searchWorkMem}` });
   // An idle connection the server ends (a restart) is dropped by the pool; it must not crash the process.
   pool.on("error", () => {});
   const where = new URL(url);
