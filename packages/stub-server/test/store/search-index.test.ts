@@ -202,14 +202,18 @@ describe("SearchIndex against a plain reference", () => {
     access: fc.subarray(["p:p1", "p:p2", "p:p3", "b:a", "b:b", "b:ab", "b:"]),
   });
 
-  it("gives the same results, scores and order, before and after refresh", () => {
+  // Small blocks and windows put the values in many blocks and the ranks in many windows, as a large data set does.
+  it.each([
+    ["the default sizes", {}],
+    ["small blocks and windows", { blockValues: 3, firstWindow: 1, maxWindow: 8 }],
+  ])("gives the same results, scores and order, before and after refresh, with %s", (_name, tuning) => {
     fc.assert(
       fc.property(
         fc.array(resource, { maxLength: 150 }),
         fc.array(query, { minLength: 1, maxLength: 6 }),
         fc.array(fc.tuple(fc.nat(), text(5)), { maxLength: 4 }),
         (resources, queries, changes) => {
-          const index = new SearchIndex(resources);
+          const index = new SearchIndex(resources, tuning);
           const check = () => {
             for (const { terms, type, access } of queries) {
               if (terms.length === 0 && type === undefined) continue;
