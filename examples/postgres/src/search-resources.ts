@@ -2,10 +2,10 @@
  * searchResources in SQL: matching, scoring, order and cap run in the database, over the user's resources only.
  *
  * - `term`: the query's lowercased terms, numbered; each with its LIKE pattern (`%`, `_` and `\` escaped).
- * - `hit`: the distinct values that hold a term, and how (0 exact, 1 prefix, 2 substring). A term with three
- *   letters or digits in a row is found through the trigram index; a shorter one, which has no trigram to look
- *   up, by scanning the values with strpos (cheaper than a trigram index scanned whole).
- * - `best`: each term's best score per entry: 100/80/60 for an id or name, 50/40/30 for another field.
+ * - `best`: each term's best score per entry over the entry's values that hold it: 100/80/60 for an exact,
+ *   prefix or substring match of an id or name, half that (50/40/30) for another field. A term with three
+ *   letters or digits in a row finds its values through the trigram index (LIKE); a shorter one, which has no
+ *   trigram to look up, by scanning the values with strpos (cheaper than a trigram index read whole).
  * - `scored`: the entries that every term matched, scored with the mean of their terms' scores, rounded down.
  * Results are ordered by score, then by resourceName in code point order (collation "C"), and capped at 100.
  * @see openapi/paths/v1_resources_search.yaml

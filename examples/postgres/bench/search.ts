@@ -1,0 +1,86 @@
+/**
+ * Search latency of the SQL search, in process (no HTTP): loads the built-in data and a generated data set
+ * (100,000 resources by default) into PGlite in memory — or into the PostgreSQL of `--database-url` /
+ * DATABASE_URL, which must be empty, one data set per run (`--data builtin` or `--data generated`) — and times a
+ * mix of queries (bench/search.ts's, for the stub) as the user who can access everything. Prints the load time
+ * and, per query, p50 and p90 in ms over `--runs` runs.
+ *
+ *   npm run bench -w examples/postgres [-- --count 100000 --runs 20 --data both|builtin|generated]
+ *   npm run bench -w examples/postgres -- --database-url postgres://…/empty --data generated
+ */
+import { parseArgs } from "node:util";
+import { builtinFixtures, type Fixtures, generateFixtures } from "@compute-api/stub-server";
+import type { Principal } from "../src/authenticate.js";
+import { createPostgresServer } from "../src/index.js";
+import { searchResources } from "../src/search-resources.js";
+
+const { values } = parseArgs({
+  options: {
+    count: { type: "string", default: "100000" },
+    runs: { type: "string", default: "20" },
+    "database-url": { type: "string", default: process.env.DATABASE_URL ?? "" },
+    data: { type: "string", default: "both" },
+  },
+});
+const runs = Number(values.runs);
+const databaseUrl = values["database-url"] || undefined;
+const alice: Principal = { id: "alice", canCreateApiKeys: true, canSearch: true };
+
+/** The value at quantile q of sorted samples. */
+const quantile = (sorted: number[], q: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+
+async function bench(name: string, fixtures: Fixtures, queries: [string, string][]): Promise<void> {
+  const started = performance.now();
+  const server = await createPostgresServer({ fixtures, ...(databaseUrl ? { databaseUrl } : {}) });
+  const loadSeconds = (performance.now() - started) / 1000;
+  const all: number[] = [];
+  console.log(`\n${name} on ${server.database.description}: started and loaded in ${loadSeconds.toFixed(1)} s`);
+  console.log("| query | results | p50 ms | p90 ms |\n|---|---|---|---|");
+  try {
+    for (const [label, query] of queries) {
+      const times: number[] = [];
+      let results = 0;
+      for (let i = 0; i < runs + 2; i++) {
+        const t = performance.now();
+        results = (await searchResources(server.database, alice, query)).results.length;
+        // The first two runs warm the caches and plans up.
+        if (i >= 2) times.push(performance.now() - t);
+      }
+      times.sort((a, b) => a - b);
+      all.push(...times);
+      console.log(
+        `| ${label} \`${query}\` | ${results} | ${quantile(times, 0.5).toFixed(1)} | ${quantile(times, 0.9).toFixed(1)} |`,
+      );
+    }
+  } finally {
+    await server.close();
+  }
+  all.sort((a, b) => a - b);
+  console.log(`| **all queries** | | **${quantile(all, 0.5).toFixed(1)}** | **${quantile(all, 0.9).toFixed(1)}** |`);
+}
+
+/** bench/search.ts's mix, with names from the data set. */
+function mix(fixtures: Fixtures): [string, string][] {
+  const someCluster = fixtures.clusters?.[Math.floor((fixtures.clusters?.length ?? 0) / 2)];
+  return [
+    ["exact id", someCluster?.id ?? "cl"],
+    ["one word", "train"],
+    ["two terms", "train dc-fra-1"],
+    ["type and word", "type:cluster gpu"],
+    ["type only", "type:volume"],
+    ["broad (every project resource)", "proj"],
+    ["no match", "nothing-matches-this"],
+  ];
+}
+
+if (databaseUrl && values.data === "both")
+  throw new Error("with a database URL, choose one data set: --data builtin or --data generated");
+if (values.data !== "generated") {
+  const builtin = builtinFixtures();
+  await bench("built-in data (59 resources)", builtin, mix(builtin));
+}
+if (values.data !== "builtin") {
+  const generated = generateFixtures({ count: Number(values.count) });
+  await bench(`generated data (${Number(values.count).toLocaleString("en")} resources)`, generated, mix(generated));
+}
