@@ -24,8 +24,11 @@ const visible = `(
   OR e.billing_account_id IN (SELECT billing_account_id FROM user_billing_accounts WHERE user_id = $1)
 )`;
 
-/** $1: user id, $2: resource type or null, $3: lowercased terms (at least one), $4: the cap. */
-export const searchSql = `
+/**
+ * The search. $1: user id, $2: resource type or null, $3: lowercased terms (at least one), $4: the cap.
+ * `values`: which values are read — all, or those of ids and names only (a fixed clause, never a value).
+ */
+const searchSqlOf = (values: "all" | "primary") => `
 WITH term AS (
   SELECT ord::int AS ord, t,
     '%' || replace(replace(replace(t, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' AS pattern,
@@ -42,11 +45,11 @@ best AS (
   FROM (
     SELECT term.ord, term.t, v.entry_id, v.is_primary, v.value
     FROM term JOIN search_values v ON v.value LIKE term.pattern
-    WHERE term.indexed
+    WHERE term.indexed${values === "primary" ? " AND v.is_primary" : ""}
     UNION ALL
     SELECT term.ord, term.t, v.entry_id, v.is_primary, v.value
     FROM term JOIN search_values v ON strpos(v.value, term.t) > 0
-    WHERE NOT term.indexed
+    WHERE NOT term.indexed${values === "primary" ? " AND v.is_primary" : ""}
   ) AS hit
   GROUP BY hit.ord, hit.entry_id
 ),
@@ -61,6 +64,16 @@ FROM scored s JOIN search_entries e ON e.entry_id = s.entry_id
 WHERE ($2::text IS NULL OR e.resource_type = $2::text) AND ${visible}
 ORDER BY s.score DESC, e.resource_name COLLATE "C"
 LIMIT $4`;
+
+/** The search over every value. */
+export const searchSql = searchSqlOf("all");
+
+/**
+ * The search of one term over ids and names only. An entry whose id or name holds the term scores 60 or more,
+ * any other at most 50: when this finds as many entries as the cap, they are the results, and the other fields'
+ * values — most of them, and what a broad term (`proj`) finds in every resource — are never read.
+ */
+export const primarySearchSql = searchSqlOf("primary");
 
 /** $1: user id, $2: resource type, $3: the cap. Every resource of the type, score 0, in resourceName order. */
 export const typeOnlySql = `
@@ -85,10 +98,13 @@ export async function searchResources(
 ): Promise<ResponseBody<"searchResources">> {
   if (!user.canSearch) throw searchDenied();
   const { terms, type } = parseSearchQuery(query);
-  const rows =
-    terms.length === 0
-      ? await db.query<ResultRow>(typeOnlySql, [user.id, type ?? null, maxResults])
-      : await db.query<ResultRow>(searchSql, [user.id, type ?? null, terms, maxResults]);
+  let rows: ResultRow[];
+  if (terms.length === 0) rows = await db.query<ResultRow>(typeOnlySql, [user.id, type ?? null, maxResults]);
+  else {
+    const params = [user.id, type ?? null, terms, maxResults];
+    rows = terms.length === 1 ? await db.query<ResultRow>(primarySearchSql, params) : [];
+    if (rows.length < maxResults) rows = await db.query<ResultRow>(searchSql, params);
+  }
   return {
     results: rows.map(
       (row) =>

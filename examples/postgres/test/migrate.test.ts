@@ -15,7 +15,12 @@ describe("migrate", () => {
 
   it("applies every migration file once, in name order, and records each with its SHA-256", async () => {
     const files = readMigrations();
-    expect(files.map((m) => m.version)).toEqual(["001_accounts", "002_resources", "003_search"]);
+    expect(files.map((m) => m.version)).toEqual([
+      "001_accounts",
+      "002_resources",
+      "003_search",
+      "004_search_primary_trigrams",
+    ]);
     expect(await migrate(db)).toEqual(files.map((m) => m.version));
     expect(await migrate(db)).toEqual([]);
     const recorded = await db.query<{ version: string; sha256: string }>(

@@ -1,5 +1,36 @@
 /** searchResources on PGlite: the stub's answers for many queries on the built-in and a generated data set. */
+import { generateFixtures } from "@compute-api/stub-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPostgresServer, type PostgresServer } from "../src/index.js";
+import { maxResults, primarySearchSql, searchSql } from "../src/search-resources.js";
 import { searchSuite } from "./support/search-suite.js";
 import { pgliteTarget } from "./support/targets.js";
 
 searchSuite(pgliteTarget);
+
+describe("the one-term search over ids and names", () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await createPostgresServer({ fixtures: generateFixtures({ count: 3000, seed: 5 }) });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it.each(["train", "proj", "cl", "dc", "a", "-0", "00", "gpu", "ml", "edge"])(
+    "gives the full search's results whenever it fills the cap (%s)",
+    async (term) => {
+      for (const [user, type] of [
+        ["alice", null],
+        ["bob", null],
+        ["alice", "cluster"],
+      ] as const) {
+        const params = [user, type, [term], maxResults];
+        const primary = await server.database.query(primarySearchSql, params);
+        const full = await server.database.query(searchSql, params);
+        if (primary.length === maxResults) expect(primary).toEqual(full);
+        else expect(primary.length).toBeLessThan(maxResults);
+      }
+    },
+  );
+});
