@@ -9,13 +9,8 @@
 
 import type { ResourceType } from "../types.js";
 import { nameOrder } from "./name-order.js";
-import {
-  defaultBlockValues,
-  type MatchScores,
-  type SearchDictionary,
-  SearchDictionaryBuilder,
-  type ValueScan,
-} from "./search-dictionary.js";
+import { defaultBlockValues, type MatchScores, type SearchDictionary, type ValueScan } from "./search-dictionary.js";
+import { SearchDictionaryBuilder } from "./search-dictionary-builder.js";
 
 /** Largest number of results of one search. */
 export const maxResults = 100;
@@ -66,7 +61,7 @@ interface SearchText {
   other: string[];
 }
 
-/** Visits a resource's lowercased search values, primary (id, name) or not; a value may come more than once. */
+/** Visits a resource's search values as they are (not lowercased), primary (id, name) or not; a value may repeat. */
 function visitSearchText(
   resourceType: ResourceType,
   resourceName: string,
@@ -74,15 +69,14 @@ function visitSearchText(
   visit: (value: string, primary: boolean) => void,
 ): void {
   const nameField = resourceType === "billingAccount" ? "displayName" : "name";
-  visit(resourceName.toLowerCase(), false);
+  visit(resourceName, false);
   // for…in allocates no array of keys per resource, as Object.keys does; the own-property check keeps its set.
   for (const key in resource) {
     if (!Object.hasOwn(resource, key)) continue;
     const value = resource[key];
     const primary = key === "id" || key === nameField;
-    if (typeof value === "string") visit(value.toLowerCase(), primary);
-    else if (Array.isArray(value))
-      for (const item of value) if (typeof item === "string") visit(item.toLowerCase(), primary);
+    if (typeof value === "string") visit(value, primary);
+    else if (Array.isArray(value)) for (const item of value) if (typeof item === "string") visit(item, primary);
   }
 }
 
@@ -125,7 +119,7 @@ class PostingStream {
 
   /** Raises `best[rank - lo]` to the score for each unmasked rank below hi; returns how many ranks it marked. */
   mark(lo: number, hi: number, best: Uint8Array, masked: Uint8Array | undefined): number {
-    const { offsets, postings } = this.dictionary;
+    const { offsets, places, postings } = this.dictionary;
     const { score, activeFrom, activeEnd } = this;
     let marks = 0;
     let kept = 0;
@@ -149,9 +143,10 @@ class PostingStream {
     activeEnd.length = kept;
     // A value's lowest rank never decreases with its id, so the values that begin in this window come next.
     while (this.pending >= 0) {
-      let at = offsets[this.pending] as number;
+      const place = places[this.pending] as number;
+      let at = offsets[place] as number;
       if ((postings[at] as number) >= hi) break;
-      const end = offsets[this.pending + 1] as number;
+      const end = offsets[place + 1] as number;
       for (; at < end; at++) {
         const rank = postings[at] as number;
         if (rank >= hi) break;
@@ -311,7 +306,7 @@ export class SearchIndex {
   refresh(entry: SearchEntry): void {
     const text = { primary: new Set<string>(), other: new Set<string>() };
     visitSearchText(entry.resourceType, entry.resourceName, entry.resource, (value, primary) =>
-      (primary ? text.primary : text.other).add(value),
+      (primary ? text.primary : text.other).add(value.toLowerCase()),
     );
     this.overlay.set(entry.rank, { primary: [...text.primary], other: [...text.other] });
     this.masked ??= new Uint8Array(this.size);

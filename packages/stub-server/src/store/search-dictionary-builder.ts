@@ -1,0 +1,271 @@
+/**
+ * Builds a SearchDictionary: collects the values of the entries, in the order the entries come (likely the order
+ * they lie in memory), then numbers the values by rank and packs them.
+ *
+ * What it collects stays in the collected heap until `build` packs it into typed arrays of their final sizes:
+ * V8 starts a full collection each time some 64 MB more of array buffers are allocated, and a full collection of
+ * the heap of a million resources takes a second or two.
+ */
+import {
+  bigramKey,
+  defaultBlockValues,
+  hashOf,
+  SearchDictionary,
+  separator,
+  slotOf,
+  trigramKey,
+} from "./search-dictionary.js";
+
+/** An empty table of 2^bits slots, each a hash and an id (-1: free). */
+const table = (bits: number): Int32Array => new Int32Array(2 << bits).fill(-1);
+
+/** Collects values of entries; `build` packs them into a dictionary. */
+export class SearchDictionaryBuilder {
+  /** Distinct lowercased values, in order of first appearance here. */
+  private readonly values: string[] = [];
+  /** Per value, how many entries hold it. */
+  private readonly counts: number[] = [];
+  /**
+   * Pairs of a hash and its value's index (-1 when free), by hash, open addressing: with millions of values a
+   * Map is several times slower, and the hash beside the index spares reading other values (cache misses).
+   */
+  private slots: Int32Array;
+  private bits: number;
+  /** Per entry, where its values start in pairs. */
+  private readonly entryStarts: number[] = [];
+  private readonly pairs: number[] = [];
+
+  /** Expects about `entries` entries (the hash table's first size). */
+  constructor(entries = 0) {
+    this.bits = Math.max(10, 33 - Math.clz32(entries));
+    this.slots = table(this.bits);
+  }
+
+  /**
+   * Records that an entry holds a value, lowercased here; entries are numbered from 0 and must not decrease
+   * between calls. A value an entry already holds is ignored.
+   */
+  add(raw: string, entry: number): void {
+    // ASCII values, nearly all, are hashed as lowercased while they are read, and lowercased only when new.
+    let hash = 0x811c9dc5 | 0;
+    let upper = false;
+    let ascii = true;
+    for (let i = 0; i < raw.length; i++) {
+      let c = raw.charCodeAt(i);
+      if (c > 0x7f) {
+        ascii = false;
+        break;
+      }
+      if (c >= 0x41 && c <= 0x5a) {
+        c += 0x20;
+        upper = true;
+      }
+      hash = Math.imul(hash ^ c, 0x01000193);
+    }
+    const value = ascii ? raw : raw.toLowerCase();
+    if (!ascii) {
+      hash = hashOf(value);
+      upper = false;
+    }
+    const { slots, values, pairs, entryStarts } = this;
+    const mask = (1 << this.bits) - 1;
+    let at = slotOf(hash, this.bits);
+    let id = slots[2 * at + 1] as number;
+    while (
+      id !== -1 &&
+      (slots[2 * at] !== hash || !(upper ? equalsLowered(values[id] as string, value) : values[id] === value))
+    ) {
+      at = (at + 1) & mask;
+      id = slots[2 * at + 1] as number;
+    }
+    if (id === -1) {
+      id = values.length;
+      slots[2 * at] = hash;
+      slots[2 * at + 1] = id;
+      values.push(upper ? value.toLowerCase() : value);
+      this.counts.push(0);
+      if (4 * values.length > slots.length) this.grow();
+    }
+    while (entryStarts.length <= entry) entryStarts.push(pairs.length);
+    // An entry holds few values: a repeat is found among them.
+    for (let i = entryStarts[entry] as number; i < pairs.length; i++) if (pairs[i] === id) return;
+    pairs.push(id);
+    (this.counts[id] as number)++;
+  }
+
+  private grow(): void {
+    const before = this.slots;
+    this.bits++;
+    this.slots = table(this.bits);
+    const mask = (1 << this.bits) - 1;
+    for (let from = 1; from < before.length; from += 2) {
+      const id = before[from] as number;
+      if (id === -1) continue;
+      const hash = before[from - 1] as number;
+      let at = slotOf(hash, this.bits);
+      while (this.slots[2 * at + 1] !== -1) at = (at + 1) & mask;
+      this.slots[2 * at] = hash;
+      this.slots[2 * at + 1] = id;
+    }
+  }
+
+  /**
+   * Packs what was added, with entry `order[rank]` at each rank; the builder must not be used afterwards. Values
+   * get their ids in order of first appearance by rank, so that a value's lowest rank never decreases with its id.
+   */
+  build(order: Int32Array, blockValues = defaultBlockValues): SearchDictionary {
+    const { values, counts, pairs, entryStarts } = this;
+    const size = values.length;
+    while (entryStarts.length <= order.length) entryStarts.push(pairs.length);
+    // Ranks are laid out by the order values came in here (each value's place), and filled in in rank order, in
+    // one pass that also numbers the values by rank.
+    const offsets = new Int32Array(size + 1);
+    for (let place = 0; place < size; place++)
+      offsets[place + 1] = (offsets[place] as number) + (counts[place] as number);
+    const cursor = counts;
+    for (let place = 0; place < size; place++) cursor[place] = offsets[place] as number;
+    const postings = new Int32Array(pairs.length);
+    const ids = new Int32Array(size).fill(-1);
+    const places = new Int32Array(size);
+    let next = 0;
+    order.forEach((entry, rank) => {
+      for (let i = entryStarts[entry] as number; i < (entryStarts[entry + 1] as number); i++) {
+        const place = pairs[i] as number;
+        if (ids[place] === -1) {
+          ids[place] = next;
+          places[next++] = place;
+        }
+        postings[(cursor[place] as number)++] = rank;
+      }
+    });
+
+    // The table keeps value ids alone: a lookup checks the value in the text.
+    const slots = new Int32Array(1 << this.bits).fill(-1);
+    for (let at = 0; at < slots.length; at++) {
+      const place = this.slots[2 * at + 1] as number;
+      if (place !== -1) slots[at] = ids[place] as number;
+    }
+
+    const texts: string[] = [];
+    const starts = new Int32Array(size);
+    for (let first = 0; first < size; first += blockValues) {
+      // Joined from an array that begins and ends with an empty string, the text is flat from the start: a
+      // concatenation would be made flat by the first search, a copy the size of the text.
+      const parts = [""];
+      let at = 1;
+      for (let id = first; id < Math.min(size, first + blockValues); id++) {
+        const value = values[places[id] as number] as string;
+        parts.push(value);
+        starts[id] = at;
+        at += value.length + 1;
+      }
+      parts.push("");
+      texts.push(parts.join(separator));
+    }
+    return new SearchDictionary({
+      slots,
+      bits: this.bits,
+      offsets,
+      places,
+      postings,
+      texts,
+      starts,
+      blockValues,
+      grams: blockGrams(texts),
+    });
+  }
+}
+
+/** Whether stored equals raw lowercased, raw being ASCII. */
+function equalsLowered(stored: string, raw: string): boolean {
+  if (stored.length !== raw.length) return false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (stored.charCodeAt(i) !== (c >= 0x41 && c <= 0x5a ? c + 0x20 : c)) return false;
+  }
+  return true;
+}
+
+/**
+ * For each trigram of the texts (Latin-1 characters, the third possibly "past Latin-1") and each bigram, the
+ * bitset of the blocks that hold it. Bigram bitsets are the union of those of the trigrams they start.
+ */
+function blockGrams(texts: readonly string[]): Map<number, Uint32Array> {
+  const words = (texts.length + 31) >>> 5;
+  const bitsets: Uint32Array[] = [];
+  const keys: number[] = [];
+  // Bitset index + 1 of each trigram, in two levels: a row of 257 slots per pair of first characters (only for
+  // pairs that occur), then the third character.
+  const pairRows = new Int32Array(1 << 16);
+  let rows = new Int32Array(257 * 64);
+  let rowCount = 0;
+  // The bits of the current 32 blocks, by bitset: set per character in this small array, they are written to the
+  // bitsets (each likely a cache miss) once per 32 blocks.
+  let batch = new Int32Array(4096);
+  const touched: number[] = [];
+  let bit = 0;
+  const mark = (a: number, b: number, third: number): void => {
+    const pair = (a << 8) | b;
+    let row = pairRows[pair] as number;
+    if (row === 0) {
+      if (257 * (rowCount + 1) > rows.length) {
+        const grown = new Int32Array(rows.length * 2);
+        grown.set(rows);
+        rows = grown;
+      }
+      row = ++rowCount;
+      pairRows[pair] = row;
+    }
+    const at = 257 * (row - 1) + third;
+    let index = rows[at] as number;
+    if (index === 0) {
+      keys.push(trigramKey(a, b, third));
+      bitsets.push(new Uint32Array(words));
+      if (bitsets.length > batch.length) {
+        const grown = new Int32Array(batch.length * 2);
+        grown.set(batch);
+        batch = grown;
+      }
+      index = bitsets.length;
+      rows[at] = index;
+    }
+    const bits = batch[index - 1] as number;
+    if (bits === 0) touched.push(index - 1);
+    batch[index - 1] = bits | bit;
+  };
+  for (let block = 0; block < texts.length; block++) {
+    const text = texts[block] as string;
+    bit = 1 << (block & 31);
+    let a = -1;
+    let b = -1;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c > 0xff) {
+        if (a >= 0) mark(a, b, 256);
+        a = -1;
+        b = -1;
+        continue;
+      }
+      if (a >= 0) mark(a, b, c);
+      a = b;
+      b = c;
+    }
+    if ((block & 31) === 31 || block === texts.length - 1) {
+      for (const index of touched) {
+        (bitsets[index] as Uint32Array)[block >>> 5] = batch[index] as number;
+        batch[index] = 0;
+      }
+      touched.length = 0;
+    }
+  }
+  const grams = new Map<number, Uint32Array>();
+  keys.forEach((key, i) => {
+    const bits = bitsets[i] as Uint32Array;
+    if ((key & 0x1ff) !== 256) grams.set(key, bits);
+    const pair = bigramKey(key >>> 17, (key >>> 9) & 0xff);
+    const union = grams.get(pair);
+    if (!union) grams.set(pair, bits.slice());
+    else for (let w = 0; w < words; w++) union[w] = (union[w] as number) | (bits[w] as number);
+  });
+  return grams;
+}
