@@ -59,21 +59,37 @@ scored AS (
   GROUP BY entry_id
   HAVING count(*) = cardinality($3::text[])
 )
-SELECT e.resource_type, e.resource_name, s.score, resource_object(e.resource_type, e.project_id, e.resource_id) AS object
+SELECT e.resource_type, e.resource_name, s.score, e.project_id, e.resource_id
 FROM scored s JOIN search_entries e ON e.entry_id = s.entry_id
 WHERE ($2::text IS NULL OR e.resource_type = $2::text) AND ${visible}
 ORDER BY s.score DESC, e.resource_name COLLATE "C"
 LIMIT $4`;
 
+/** The results' objects, read for the (at most 100) rows of a search only, in the results' order. */
+const withObjects = (rows: string) => `
+SELECT r.resource_type, r.resource_name, r.score, resource_object(r.resource_type, r.project_id, r.resource_id) AS object
+FROM (${rows}) AS r
+ORDER BY r.score DESC, r.resource_name COLLATE "C"`;
+
 /** The search over every value. */
-export const searchSql = searchSqlOf("all");
+export const searchSql = withObjects(searchSqlOf("all"));
 
 /**
  * The search of one term over ids and names only. An entry whose id or name holds the term scores 60 or more,
  * any other at most 50: when this finds as many entries as the cap, they are the results, and the other fields'
  * values — most of them, and what a broad term (`proj`) finds in every resource — are never read.
  */
-export const primarySearchSql = searchSqlOf("primary");
+export const primarySearchSql = withObjects(searchSqlOf("primary"));
+
+/**
+ * A one-term search in one statement: the ids-and-names search, and the full one only when that did not fill the
+ * cap (a gate on the first's count, which PostgreSQL evaluates once, before it would start the second).
+ */
+export const oneTermSearchSql = withObjects(`
+WITH shortcut AS MATERIALIZED (${searchSqlOf("primary")})
+SELECT * FROM shortcut WHERE (SELECT count(*) FROM shortcut) = $4
+UNION ALL
+SELECT * FROM (${searchSqlOf("all")}) AS full_search WHERE (SELECT count(*) FROM shortcut) < $4`);
 
 /** $1: user id, $2: resource type, $3: the cap. Every resource of the type, score 0, in resourceName order. */
 export const typeOnlySql = `
@@ -102,8 +118,7 @@ export async function searchResources(
   if (terms.length === 0) rows = await db.query<ResultRow>(typeOnlySql, [user.id, type ?? null, maxResults]);
   else {
     const params = [user.id, type ?? null, terms, maxResults];
-    rows = terms.length === 1 ? await db.query<ResultRow>(primarySearchSql, params) : [];
-    if (rows.length < maxResults) rows = await db.query<ResultRow>(searchSql, params);
+    rows = await db.query<ResultRow>(terms.length === 1 ? oneTermSearchSql : searchSql, params);
   }
   return {
     results: rows.map(
