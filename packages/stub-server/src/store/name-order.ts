@@ -13,10 +13,10 @@ const beyondLatin1 = /[\u0100-\uffff]/;
 /**
  * The indexes of names in code point order; equal names keep their order.
  *
- * A most-significant-digit radix sort: each pass packs a few characters of every name of a group (from the
- * position where the group's names start to differ) into one number, sorts the group by it, and passes the runs
- * of equal numbers on to the next characters. Each pass reads a name once, from memory it is likely not to have
- * in cache; a comparator sort reads two names per comparison, some twenty comparisons per name.
+ * A most-significant-digit radix sort: each pass packs the next characters of every name of a group (from the
+ * position where the group's names start to differ) into two numbers, sorts the group by them, and passes the
+ * runs of equal numbers on to the characters after. Each pass reads a name once, from memory it is likely not to
+ * have in cache; a comparator sort reads two names per comparison, some twenty comparisons per name.
  */
 export function nameOrder(names: readonly string[]): Int32Array {
   // Without surrogates code unit order is code point order. With them the comparator sort of before is kept: on
@@ -28,12 +28,20 @@ export function nameOrder(names: readonly string[]): Int32Array {
   const n = names.length;
   const order = new Int32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
-  const keys = new Float64Array(n);
-  // A character is its code unit + 1, 0 past the end of the name: five Latin-1 ones fit in a number's 53 bits,
-  // else three.
+  // The names in the order being sorted: names[order[i]] would cost a cache miss more per name and pass.
+  const strs = names.slice();
+  // Two numbers per name and pass. A character is its code unit + 1, 0 past the end of the name: five Latin-1
+  // ones fit in a number's 53 bits, else three.
+  const high = new Float64Array(n);
+  const low = new Float64Array(n);
   const latin1 = !names.some((name) => beyondLatin1.test(name));
   const width = latin1 ? 5 : 3;
   const radix = latin1 ? 0x200 : 0x20000;
+  const pack = (name: string, from: number): number => {
+    let key = 0;
+    for (let j = from; j < from + width; j++) key = key * radix + (j < name.length ? name.charCodeAt(j) + 1 : 0);
+    return key;
+  };
   // Groups still to sort, as [lo, hi, depth]: the names of order[lo..hi) agree before character depth.
   const stack: number[] = [0, n, 0];
   while (stack.length > 0) {
@@ -41,20 +49,18 @@ export function nameOrder(names: readonly string[]): Int32Array {
     const hi = stack.pop() as number;
     const lo = stack.pop() as number;
     for (let i = lo; i < hi; i++) {
-      const name = names[order[i] as number] as string;
-      let key = 0;
-      for (let j = depth; j < depth + width; j++) key = key * radix + (j < name.length ? name.charCodeAt(j) + 1 : 0);
-      keys[i] = key;
+      const name = strs[i] as string;
+      high[i] = pack(name, depth);
+      low[i] = pack(name, depth + width);
     }
-    sortByKeys(keys, order, lo, hi);
+    sortByKeys(high, low, order, strs, lo, hi);
     for (let start = lo; start < hi; ) {
-      const key = keys[start] as number;
       let end = start + 1;
-      while (end < hi && keys[end] === key) end++;
+      while (end < hi && high[end] === high[start] && low[end] === low[start]) end++;
       if (end - start > 1) {
         // A name that ended within these characters equals the others of its run: input order decides.
-        if (key % radix === 0) order.subarray(start, end).sort();
-        else stack.push(start, end, depth + width);
+        if ((low[start] as number) % radix === 0) order.subarray(start, end).sort();
+        else stack.push(start, end, depth + 2 * width);
       }
       start = end;
     }
@@ -62,32 +68,58 @@ export function nameOrder(names: readonly string[]): Int32Array {
   return order;
 }
 
-/** Sorts keys[lo..hi) ascending, moving order along (a quicksort; ties in any order). */
-function sortByKeys(keys: Float64Array, order: Int32Array, lo: number, hi: number): void {
+/** Sorts [lo, hi) by (high, low) ascending, moving order and strs along (a quicksort; ties in any order). */
+function sortByKeys(
+  high: Float64Array,
+  low: Float64Array,
+  order: Int32Array,
+  strs: string[],
+  lo: number,
+  hi: number,
+): void {
   const swap = (i: number, j: number): void => {
-    const k = keys[i] as number;
-    keys[i] = keys[j] as number;
-    keys[j] = k;
+    const h = high[i] as number;
+    high[i] = high[j] as number;
+    high[j] = h;
+    const l = low[i] as number;
+    low[i] = low[j] as number;
+    low[j] = l;
     const o = order[i] as number;
     order[i] = order[j] as number;
     order[j] = o;
+    const t = strs[i] as string;
+    strs[i] = strs[j] as string;
+    strs[j] = t;
+  };
+  /** Compares the keys at i with (h, l). */
+  const compare = (i: number, h: number, l: number): number => {
+    const x = high[i] as number;
+    if (x !== h) return x < h ? -1 : 1;
+    const y = low[i] as number;
+    return y < l ? -1 : y > l ? 1 : 0;
   };
   const stack = [lo, hi];
   while (stack.length > 0) {
     let right = stack.pop() as number;
     let left = stack.pop() as number;
     while (right - left > insertionRange) {
-      const a = keys[left] as number;
-      const b = keys[(left + right) >>> 1] as number;
-      const c = keys[right - 1] as number;
-      const pivot = Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
+      // The median of the first, middle and last keys as pivot.
+      const mid = (left + right) >>> 1;
+      const last = right - 1;
+      const below = (i: number, j: number): boolean => compare(i, high[j] as number, low[j] as number) < 0;
+      let p = mid;
+      if (below(left, mid) !== below(left, last)) p = left;
+      else if (below(mid, last) === below(left, mid)) p = mid;
+      else p = last;
+      const ph = high[p] as number;
+      const pl = low[p] as number;
       // Three-way partition: [left, lt) below the pivot, [lt, gt) equal, [gt, right) above.
       let lt = left;
       let gt = right;
       for (let i = left; i < gt; ) {
-        const k = keys[i] as number;
-        if (k < pivot) swap(lt++, i++);
-        else if (k > pivot) swap(i, --gt);
+        const c = compare(i, ph, pl);
+        if (c < 0) swap(lt++, i++);
+        else if (c > 0) swap(i, --gt);
         else i++;
       }
       // The smaller side waits on the stack, so that it never holds more than about log2(n) ranges.
@@ -100,7 +132,7 @@ function sortByKeys(keys: Float64Array, order: Int32Array, lo: number, hi: numbe
       }
     }
     for (let i = left + 1; i < right; i++) {
-      for (let j = i; j > left && (keys[j - 1] as number) > (keys[j] as number); j--) swap(j - 1, j);
+      for (let j = i; j > left && compare(j - 1, high[j] as number, low[j] as number) > 0; j--) swap(j - 1, j);
     }
   }
 }
