@@ -6,15 +6,17 @@
  * V8 starts a full collection each time some 64 MB more of array buffers are allocated, and a full collection of
  * the heap of a million resources takes a second or two.
  */
-import {
-  bigramKey,
-  defaultBlockValues,
-  hashOf,
-  SearchDictionary,
-  separator,
-  slotOf,
-  trigramKey,
-} from "./search-dictionary.js";
+import { bigramKey, defaultBlockValues, SearchDictionary, separator, trigramKey } from "./search-dictionary.js";
+
+/** A hash of a string: FNV-1a over its code units. */
+function hashOf(value: string): number {
+  let hash = 0x811c9dc5 | 0;
+  for (let i = 0; i < value.length; i++) hash = Math.imul(hash ^ value.charCodeAt(i), 0x01000193);
+  return hash;
+}
+
+/** Where a hash starts probing in a table of 2^bits slots. */
+const slotOf = (hash: number, bits: number): number => Math.imul(hash, 0x9e3779b1) >>> (32 - bits);
 
 /** An empty table of 2^bits slots, each a hash and an id (-1: free). */
 const table = (bits: number): Int32Array => new Int32Array(2 << bits).fill(-1);
@@ -117,34 +119,24 @@ export class SearchDictionaryBuilder {
     const { values, counts, pairs, entryStarts } = this;
     const size = values.length;
     while (entryStarts.length <= order.length) entryStarts.push(pairs.length);
-    // Ranks are laid out by the order values came in here (each value's place), and filled in in rank order, in
-    // one pass that also numbers the values by rank.
+    // One pass in rank order numbers each value at its first rank and gives it then its run of ranks, after the
+    // runs of the values numbered before: runs lie in id order, the order a search reads them in.
     const offsets = new Int32Array(size + 1);
-    for (let place = 0; place < size; place++)
-      offsets[place + 1] = (offsets[place] as number) + (counts[place] as number);
-    const cursor = counts;
-    for (let place = 0; place < size; place++) cursor[place] = offsets[place] as number;
     const postings = new Int32Array(pairs.length);
-    const ids = new Int32Array(size).fill(-1);
-    const places = new Int32Array(size);
-    let next = 0;
+    // Per value (in the order it came in here), where its next rank goes, -1 until it is numbered.
+    const cursor = new Array<number>(size).fill(-1);
+    const places: number[] = [];
     order.forEach((entry, rank) => {
       for (let i = entryStarts[entry] as number; i < (entryStarts[entry + 1] as number); i++) {
         const place = pairs[i] as number;
-        if (ids[place] === -1) {
-          ids[place] = next;
-          places[next++] = place;
+        if (cursor[place] === -1) {
+          const id = places.push(place) - 1;
+          cursor[place] = offsets[id] as number;
+          offsets[id + 1] = (offsets[id] as number) + (counts[place] as number);
         }
         postings[(cursor[place] as number)++] = rank;
       }
     });
-
-    // The table keeps value ids alone: a lookup checks the value in the text.
-    const slots = new Int32Array(1 << this.bits).fill(-1);
-    for (let at = 0; at < slots.length; at++) {
-      const place = this.slots[2 * at + 1] as number;
-      if (place !== -1) slots[at] = ids[place] as number;
-    }
 
     const texts: string[] = [];
     const starts = new Int32Array(size);
@@ -163,10 +155,7 @@ export class SearchDictionaryBuilder {
       texts.push(parts.join(separator));
     }
     return new SearchDictionary({
-      slots,
-      bits: this.bits,
       offsets,
-      places,
       postings,
       texts,
       starts,

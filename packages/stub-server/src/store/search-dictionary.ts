@@ -27,16 +27,6 @@ export const trigramKey = (a: number, b: number, third: number): number => (a <<
 /** The key of a bigram of Latin-1 characters, past every trigram key. */
 export const bigramKey = (a: number, b: number): number => (1 << 25) + ((a << 8) | b);
 
-/** A hash of a string: FNV-1a over its code units. */
-export function hashOf(value: string): number {
-  let hash = 0x811c9dc5 | 0;
-  for (let i = 0; i < value.length; i++) hash = Math.imul(hash ^ value.charCodeAt(i), 0x01000193);
-  return hash;
-}
-
-/** Where a hash starts probing in a table of 2^bits slots. */
-export const slotOf = (hash: number, bits: number): number => Math.imul(hash, 0x9e3779b1) >>> (32 - bits);
-
 /** The n-gram keys of a pattern: its trigrams, or its bigram when it has two characters; Latin-1 ones only. */
 function patternKeys(pattern: string): number[] {
   const keys: number[] = [];
@@ -57,13 +47,8 @@ function patternKeys(pattern: string): number[] {
 
 /** What a SearchDictionary is made of. */
 export interface DictionaryParts {
-  /** Value ids by hash (-1 when free), open addressing, 2^bits slots. */
-  slots: Int32Array;
-  bits: number;
-  /** Where the ranks of each value start in postings, by the value's number in `postings` order. */
+  /** Where the ranks of each value start in postings; one more than there are values. */
   offsets: Int32Array;
-  /** The value's number in `postings` order, by value id. */
-  places: Int32Array;
   /** The ranks of every value, ascending within a value. */
   postings: Int32Array;
   /** Per block, its values each preceded and the last followed by the separator. */
@@ -77,10 +62,8 @@ export interface DictionaryParts {
 
 /** Distinct values with the ranks of the entries that hold them. */
 export class SearchDictionary {
-  /** Where the ranks of each value start in postings, by the value's place. */
+  /** Where the ranks of each value start in postings; one more than there are values. */
   readonly offsets: Int32Array;
-  /** The place of each value's ranks, by value id (`offsets[places[id]]`). */
-  readonly places: Int32Array;
   /** The ranks of every value, ascending within a value. */
   readonly postings: Int32Array;
   private readonly parts: DictionaryParts;
@@ -88,7 +71,6 @@ export class SearchDictionary {
   constructor(parts: DictionaryParts) {
     this.parts = parts;
     this.offsets = parts.offsets;
-    this.places = parts.places;
     this.postings = parts.postings;
   }
 
@@ -102,27 +84,12 @@ export class SearchDictionary {
     return this.parts.texts.length;
   }
 
-  /** The lowest rank that holds value id. */
-  firstRank(id: number): number {
-    return this.postings[this.offsets[this.places[id] as number] as number] as number;
-  }
-
-  /** The id of the value equal to term, or -1. */
-  exact(term: string): number {
-    const { slots, bits } = this.parts;
-    const mask = (1 << bits) - 1;
-    for (let at = slotOf(hashOf(term), bits); slots[at] !== -1; at = (at + 1) & mask) {
-      const id = slots[at] as number;
-      const text = this.textOf(id);
-      const start = this.startOf(id);
-      if (this.endOf(id) - start === term.length && text.startsWith(term, start)) return id;
-    }
-    return -1;
-  }
-
-  /** The values that start with term (`prefix`, the value itself excluded) or hold it elsewhere, in id order. */
-  scan(term: string, prefix: boolean): ValueScan {
-    return new ValueScan(this, term, prefix);
+  /**
+   * The values equal to term (`exact`), those that start with it (`prefix`) and those that hold it but do not
+   * start with it (`substring`), each in id order.
+   */
+  scan(term: string, match: Match): ValueScan {
+    return new ValueScan(this, term, match);
   }
 
   /** The blocks whose text may hold pattern, as a bitset; undefined when the filter cannot tell (every block). */
@@ -152,22 +119,15 @@ export class SearchDictionary {
   startOf(id: number): number {
     return this.parts.starts[id] as number;
   }
-
-  /** Where value id ends in its block's text (its following separator). */
-  endOf(id: number): number {
-    const { blockValues, starts } = this.parts;
-    const last = (id + 1) % blockValues === 0 || id + 1 === this.size;
-    return last ? this.textOf(id).length - 1 : (starts[id + 1] as number) - 1;
-  }
-
-  private textOf(id: number): string {
-    return this.parts.texts[Math.floor(id / this.parts.blockValues)] as string;
-  }
 }
 
+/** How a value matches a term: equal to it, starting with it (not equal), or holding it elsewhere. */
+export type Match = "exact" | "prefix" | "substring";
+
 /**
- * A lazy scan for the values that start with a term (the term itself excluded) or that hold it but do not start
- * with it, in id order: the blocks the n-gram filter selects are searched with `indexOf`, one value at a time.
+ * A lazy scan for the values that match a term one way, in id order: the blocks the n-gram filter selects are
+ * searched with `indexOf`, one value at a time. An exact or prefix match is looked for with the separator before
+ * it (and for an exact one, after it), so that the filter's n-grams include the value's start (and end).
  */
 export class ValueScan {
   private readonly pattern: string;
@@ -184,15 +144,16 @@ export class ValueScan {
   constructor(
     private readonly dictionary: SearchDictionary,
     private readonly term: string,
-    private readonly prefix: boolean,
+    private readonly match: Match,
   ) {
-    this.pattern = prefix ? separator + term : term;
+    this.pattern = match === "substring" ? term : match === "prefix" ? separator + term : separator + term + separator;
     this.blocks = dictionary.candidateBlocks(this.pattern);
   }
 
   /** The next value's id, or -1 when there is none. */
   next(): number {
-    const { dictionary, term, prefix } = this;
+    const { dictionary, term, match } = this;
+    const atStart = match !== "substring";
     for (;;) {
       if (this.local > this.last && !this.nextBlock()) return -1;
       const at = this.text.indexOf(this.pattern, this.from);
@@ -200,7 +161,7 @@ export class ValueScan {
         this.local = this.last + 1;
         continue;
       }
-      const pos = prefix ? at + 1 : at;
+      const pos = atStart ? at + 1 : at;
       // Hits come in order, so the value that holds this one is at or after the current one: gallop to it.
       let lo = this.local;
       let step = 1;
@@ -216,14 +177,15 @@ export class ValueScan {
       const end = lo < this.last ? dictionary.startOf(id + 1) - 1 : this.text.length - 1;
       this.local = lo;
       // A hit that runs into the next value, or (for a prefix) starts past the value's start, is no match of it.
-      if (pos + term.length > end || (prefix && pos !== start)) {
+      if (pos + term.length > end || (atStart && pos !== start)) {
         this.from = at + 1;
         continue;
       }
       // The first hit within a value is its leftmost: at its start the value is a prefix match, else a substring.
       this.local = lo + 1;
       this.from = end;
-      if (prefix ? end - start > term.length : pos > start) return id;
+      const exact = pos === start && end - start === term.length;
+      if (match === "exact" ? exact : match === "prefix" ? !exact : pos > start) return id;
     }
   }
 

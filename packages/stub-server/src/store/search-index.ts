@@ -106,10 +106,9 @@ class PostingStream {
   constructor(
     readonly score: number,
     private readonly dictionary: SearchDictionary,
-    private readonly scan: ValueScan | undefined,
-    first: number,
+    private readonly scan: ValueScan,
   ) {
-    this.pending = first;
+    this.pending = scan.next();
   }
 
   /** Whether the stream may still mark an entry. */
@@ -119,7 +118,7 @@ class PostingStream {
 
   /** Raises `best[rank - lo]` to the score for each unmasked rank below hi; returns how many ranks it marked. */
   mark(lo: number, hi: number, best: Uint8Array, masked: Uint8Array | undefined): number {
-    const { offsets, places, postings } = this.dictionary;
+    const { offsets, postings } = this.dictionary;
     const { score, activeFrom, activeEnd } = this;
     let marks = 0;
     let kept = 0;
@@ -143,10 +142,9 @@ class PostingStream {
     activeEnd.length = kept;
     // A value's lowest rank never decreases with its id, so the values that begin in this window come next.
     while (this.pending >= 0) {
-      const place = places[this.pending] as number;
-      let at = offsets[place] as number;
+      let at = offsets[this.pending] as number;
       if ((postings[at] as number) >= hi) break;
-      const end = offsets[place + 1] as number;
+      const end = offsets[this.pending + 1] as number;
       for (; at < end; at++) {
         const rank = postings[at] as number;
         if (rank >= hi) break;
@@ -158,7 +156,7 @@ class PostingStream {
         activeFrom.push(at);
         activeEnd.push(end);
       }
-      this.pending = this.scan ? this.scan.next() : -1;
+      this.pending = this.scan.next();
     }
     return marks;
   }
@@ -177,15 +175,10 @@ class TermPlan {
     /** Ranks of refreshed entries that match, ascending, and their scores. */
     private readonly overlay: readonly (readonly [rank: number, score: number])[],
   ) {
-    for (const [dictionary, [exact, prefix, substring]] of dictionaries) {
-      this.streams.push(new PostingStream(exact, dictionary, undefined, dictionary.exact(term)));
-      for (const [score, isPrefix] of [
-        [prefix, true],
-        [substring, false],
-      ] as const) {
-        const scan = dictionary.scan(term, isPrefix);
-        this.streams.push(new PostingStream(score, dictionary, scan, scan.next()));
-      }
+    for (const [dictionary, scores] of dictionaries) {
+      (["exact", "prefix", "substring"] as const).forEach((match, i) => {
+        this.streams.push(new PostingStream(scores[i] as number, dictionary, dictionary.scan(term, match)));
+      });
     }
   }
 

@@ -1,6 +1,7 @@
 /** The dictionary of distinct values: its packed ranks and its scans agree with plain string matching. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { Match } from "../../src/store/search-dictionary.js";
 import { SearchDictionaryBuilder } from "../../src/store/search-dictionary-builder.js";
 
 describe("SearchDictionary", () => {
@@ -49,22 +50,21 @@ describe("SearchDictionary", () => {
           });
           expect(dictionary.size).toBe(values.length);
           values.forEach((value, id) => {
-            const { offsets, places, postings } = dictionary;
-            const place = places[id] as number;
-            expect([...postings.subarray(offsets[place], offsets[place + 1])]).toEqual(ranks.get(value));
+            const { offsets, postings } = dictionary;
+            expect([...postings.subarray(offsets[id], offsets[id + 1])]).toEqual(ranks.get(value));
           });
           for (const term of terms) {
-            const drain = (prefix: boolean) => {
-              const scan = dictionary.scan(term, prefix);
+            const drain = (match: Match) => {
+              const scan = dictionary.scan(term, match);
               const ids: number[] = [];
               for (let id = scan.next(); id >= 0; id = scan.next()) ids.push(id);
               return ids;
             };
             const ids = (match: (value: string) => boolean) =>
               values.flatMap((value, id) => (match(value) ? [id] : []));
-            expect(dictionary.exact(term)).toBe(values.indexOf(term));
-            expect(drain(true)).toEqual(ids((v) => v !== term && v.startsWith(term)));
-            expect(drain(false)).toEqual(ids((v) => !v.startsWith(term) && v.includes(term)));
+            expect(drain("exact")).toEqual(ids((v) => v === term));
+            expect(drain("prefix")).toEqual(ids((v) => v !== term && v.startsWith(term)));
+            expect(drain("substring")).toEqual(ids((v) => !v.startsWith(term) && v.includes(term)));
           }
         },
       ),
@@ -79,11 +79,9 @@ describe("SearchDictionary", () => {
     });
     // Entries 0 to 3 at ranks 3, 1, 0 and 2.
     const dictionary = builder.build(Int32Array.of(2, 1, 3, 0));
-    expect(["c", "b", "a", "d", "A"].map((v) => dictionary.exact(v))).toEqual([0, 1, 2, -1, -1]);
-    const ranks = (id: number) => {
-      const place = dictionary.places[id] as number;
-      return [...dictionary.postings.subarray(dictionary.offsets[place], dictionary.offsets[place + 1])];
-    };
-    expect([0, 1, 2].map(ranks)).toEqual([[0], [1, 3], [2, 3]]);
+    const exact = (term: string) => dictionary.scan(term, "exact").next();
+    expect(["c", "b", "a", "d", "A"].map(exact)).toEqual([0, 1, 2, -1, -1]);
+    expect([...dictionary.offsets]).toEqual([0, 1, 3, 5]);
+    expect([...dictionary.postings]).toEqual([0, 1, 3, 2, 3]);
   });
 });
