@@ -15,4 +15,14 @@ export { builtinFixtures } from "./fixtures/builtin.js";
 export { type GenerateOptions, generateFixtures } from "./fixtures/generate-fixtures.js";
 export { FixtureError, loadFixtures } from "./fixtures/load-fixtures.js";
 export { type RunningStub, type ServerOptions, startServer } from "./server.js";
+// The command line of servers shaped as compute-stub (examples/postgres's compute-postgres is one).
+export {
+  fixturesOf,
+  listeningLines,
+  parseServerFlags,
+  runUntilSignal,
+  type ServerCommandOptions,
+  type ServerFlags,
+  serverCommand,
+} from "./server-command.js";
 export type { FixtureApiKey, Fixtures, FixtureUser } from "./types.js";

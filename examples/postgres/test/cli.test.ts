@@ -1,0 +1,106 @@
+/** compute-postgres's command line: flags, what it prints, keeping a PGlite directory's data, and the bin's clean shutdown. */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type CliResult, runCli } from "../src/cli.js";
+
+const started: CliResult[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((r) => r.server?.close()));
+});
+const scratch = mkdtempSync(join(tmpdir(), "compute-postgres-cli-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Runs the command in this process and collects what it writes. */
+async function run(...argv: string[]): Promise<CliResult & { out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const result = { ...(await runCli(argv, { stdout: (t) => (out += t), stderr: (t) => (err += t) })), out, err };
+  started.push(result);
+  return result;
+}
+
+const search = (url: string, key: string, query = "type:project") =>
+  fetch(`${url}/v1/resources/search?query=${query}`, { headers: { authorization: `Bearer ${key}` } });
+
+describe("compute-postgres", () => {
+  it.each([
+    ["a port out of range", ["--port", "70000"], /must be a whole number from 0 to 65535/],
+    ["--data with --generate", ["--data", "x.json", "--generate", "100"], /cannot be used with/],
+    [
+      "--database-url with --pglite-dir",
+      ["--database-url", "postgres://x@127.0.0.1/x", "--pglite-dir", "d"],
+      /cannot be used with/,
+    ],
+    ["a key that cannot be sent", ["--api-key", "has spaces"], /may hold only/],
+    ["an unknown flag", ["--faults", "500=1%"], /unknown option '--faults'/],
+  ])("exits with 2 and says why for %s", async (_name, argv, message) => {
+    const { exitCode, err, server } = await run(...argv);
+    expect({ exitCode, server }).toEqual({ exitCode: 2, server: undefined });
+    expect(err).toMatch(message);
+  });
+
+  it("prints help with the stub's flags and its own", async () => {
+    const { exitCode, out } = await run("--help");
+    expect(exitCode).toBe(0);
+    expect(out).toMatch(
+      /Usage: compute-postgres[\s\S]*--api-key <key>[\s\S]*env: COMPUTE_API_KEY[\s\S]*--database-url/,
+    );
+  });
+
+  it("prints a new key that works and a curl line, and keeps a PGlite directory's data and changes across starts", async () => {
+    const dir = join(scratch, "data");
+    const first = await run("--port", "0", "--pglite-dir", dir, "--log-level", "silent");
+    expect(first.exitCode).toBe(0);
+    const key = /\n {2}(cak_\S+)\n/.exec(first.out)?.[1] as string;
+    expect(first.out).toMatch(/compute-postgres listening on http:\/\/127\.0\.0\.1:\d+ \(data: /);
+    expect(first.out).toContain(`curl -H "Authorization: Bearer ${key}"`);
+    const url = first.server?.url as string;
+    expect((await search(url, key)).status).toBe(200);
+    const patched = await fetch(`${url}/v1/projects/proj-alpha/cluster-machines/cm-alpha-01`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ state: "FAILED" }),
+    });
+    expect(patched.status).toBe(200);
+    started.splice(started.indexOf(first), 1);
+    await first.server?.close();
+
+    // The second start keeps the data, with the change; the first start's key was replaced by the new one.
+    const second = await run("--port", "0", "--pglite-dir", dir, "--api-key", "cak_given-key", "--log-level", "silent");
+    expect(second.out).toContain("the one given by --api-key");
+    expect(second.out).not.toContain("cak_given-key");
+    const found = (await (
+      await search(second.server?.url as string, "cak_given-key", "type:cluster%20cl-train-01")
+    ).json()) as {
+      results: { cluster: { machines: { id: string; state: string }[] } }[];
+    };
+    expect(found.results[0]?.cluster.machines.find((m) => m.id === "cm-alpha-01")?.state).toBe("FAILED");
+  });
+
+  it("the bin serves until SIGTERM, then exits with 0", async () => {
+    const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@compute-api/source", "--import", "tsx", bin, "--port", "0", "--log-level", "warn"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk));
+    const deadline = Date.now() + 60_000;
+    while (!/listening on (\S+)/.test(out) && Date.now() < deadline && child.exitCode === null)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const url = /listening on (\S+)/.exec(out)?.[1];
+    const key = /\n {2}(cak_\S+)\n/.exec(out)?.[1];
+    expect(url && key).toBeTruthy();
+    expect((await search(url as string, key as string)).status).toBe(200);
+    child.kill("SIGTERM");
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+    expect(out).toContain("compute-postgres: SIGTERM, shutting down");
+  }, 90_000);
+});
