@@ -18,22 +18,22 @@ function hashOf(value: string): number {
 /** Where a hash starts probing in a table of 2^bits slots. */
 const slotOf = (hash: number, bits: number): number => Math.imul(hash, 0x9e3779b1) >>> (32 - bits);
 
-/** An empty table of 2^bits slots, each a hash and an id (-1: free). */
+/** An empty table of 2^bits slots, each a hash and a value's place (-1: free). */
 const table = (bits: number): Int32Array => new Int32Array(2 << bits).fill(-1);
 
 /** Collects values of entries; `build` packs them into a dictionary. */
 export class SearchDictionaryBuilder {
-  /** Distinct lowercased values, in order of first appearance here. */
+  /** Distinct lowercased values, in order of first appearance here (a value's place). */
   private readonly values: string[] = [];
   /** Per value, how many entries hold it. */
   private readonly counts: number[] = [];
   /**
-   * Pairs of a hash and its value's index (-1 when free), by hash, open addressing: with millions of values a
-   * Map is several times slower, and the hash beside the index spares reading other values (cache misses).
+   * Pairs of a hash and its value's place (-1 when free), by hash, open addressing: with millions of values a
+   * Map is several times slower, and the hash beside the place spares reading other values (cache misses).
    */
   private slots: Int32Array;
   private bits: number;
-  /** Per entry, where its values start in pairs. */
+  /** Per entry, where its values' places start in pairs. */
   private readonly entryStarts: number[] = [];
   private readonly pairs: number[] = [];
 
@@ -72,27 +72,27 @@ export class SearchDictionaryBuilder {
     const { slots, values, pairs, entryStarts } = this;
     const mask = (1 << this.bits) - 1;
     let at = slotOf(hash, this.bits);
-    let id = slots[2 * at + 1] as number;
+    let place = slots[2 * at + 1] as number;
     while (
-      id !== -1 &&
-      (slots[2 * at] !== hash || !(upper ? equalsLowered(values[id] as string, value) : values[id] === value))
+      place !== -1 &&
+      (slots[2 * at] !== hash || !(upper ? equalsLowered(values[place] as string, value) : values[place] === value))
     ) {
       at = (at + 1) & mask;
-      id = slots[2 * at + 1] as number;
+      place = slots[2 * at + 1] as number;
     }
-    if (id === -1) {
-      id = values.length;
+    if (place === -1) {
+      place = values.length;
       slots[2 * at] = hash;
-      slots[2 * at + 1] = id;
+      slots[2 * at + 1] = place;
       values.push(upper ? value.toLowerCase() : value);
       this.counts.push(0);
       if (4 * values.length > slots.length) this.grow();
     }
     while (entryStarts.length <= entry) entryStarts.push(pairs.length);
     // An entry holds few values: a repeat is found among them.
-    for (let i = entryStarts[entry] as number; i < pairs.length; i++) if (pairs[i] === id) return;
-    pairs.push(id);
-    (this.counts[id] as number)++;
+    for (let i = entryStarts[entry] as number; i < pairs.length; i++) if (pairs[i] === place) return;
+    pairs.push(place);
+    (this.counts[place] as number)++;
   }
 
   private grow(): void {
@@ -101,13 +101,13 @@ export class SearchDictionaryBuilder {
     this.slots = table(this.bits);
     const mask = (1 << this.bits) - 1;
     for (let from = 1; from < before.length; from += 2) {
-      const id = before[from] as number;
-      if (id === -1) continue;
+      const place = before[from] as number;
+      if (place === -1) continue;
       const hash = before[from - 1] as number;
       let at = slotOf(hash, this.bits);
       while (this.slots[2 * at + 1] !== -1) at = (at + 1) & mask;
       this.slots[2 * at] = hash;
-      this.slots[2 * at + 1] = id;
+      this.slots[2 * at + 1] = place;
     }
   }
 

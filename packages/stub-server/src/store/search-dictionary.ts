@@ -12,9 +12,10 @@
 /** The scores of an exact, a prefix and a substring match of a term against a value. */
 export type MatchScores = readonly [exact: number, prefix: number, substring: number];
 
-// Values are joined with a control character, which a query term never holds (the spec forbids them), so that a
-// text search finds the values starting with a term by looking for the separator and the term.
-/** What precedes and follows every value in its block's text. */
+/**
+ * What precedes and follows every value in its block's text: a control character, which a query term never holds
+ * (the spec forbids them), so that a search for it and a term finds the values that start with the term.
+ */
 export const separator = "\u0000";
 /** Values per block of text; a block is the unit the n-gram filter selects. */
 export const defaultBlockValues = 64;
