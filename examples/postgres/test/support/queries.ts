@@ -4,18 +4,10 @@
  */
 import { resourceTypes } from "@compute-api/server";
 import type { Fixtures } from "@compute-api/stub-server";
+import { seededRandom } from "../../../../packages/stub-server/src/random.js";
 
-/** A seeded pseudo-random sequence in [0, 1) (mulberry32), so that a failure replays. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded pseudo-random sequence in [0, 1) (the stub's mulberry32), so that a failure replays. */
+export const seeded = seededRandom;
 
 /** Terms no data set is likely to hold as is, each with a reason to be tried. */
 export const awkwardQueries = [
