@@ -102,6 +102,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
   try {
     stub = await startServer({
       fixtures,
+      // Made or read (and checked) here for this stub alone: not checked again, nor copied.
+      adoptFixtures: true,
       apiKeys: user ? { [user.id]: key } : {},
       corsOrigins: flags.corsOrigin ?? ["*"],
       compress: flags.compress === true,

@@ -40,9 +40,13 @@ export class Store {
   private readonly volumes = new Set<string>();
   private readonly index: SearchIndex;
 
-  /** Builds the state from a copy of the fixtures; their keys are kept as SHA-256 only. */
-  constructor(source: Fixtures, now: Date = new Date()) {
-    const fixtures = structuredClone(source);
+  /**
+   * Builds the state from a copy of the fixtures (with `adopt`: from the fixtures themselves, which the caller
+   * hands over and never uses again); their keys are kept as SHA-256 only.
+   */
+  constructor(source: Fixtures, now: Date = new Date(), { adopt = false }: { adopt?: boolean } = {}) {
+    // The store changes what it keeps (counts, totals, machines): a copy, unless the data is its own to change.
+    const fixtures = adopt ? source : structuredClone(source);
     for (const u of fixtures.users) {
       const user: User = {
         id: u.id,
