@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { generateFixtures } from "@compute-api/stub-server";
 import autocannon from "autocannon";
+import { searchMix } from "./search-mix.js";
 
 const { values } = parseArgs({
   options: {
@@ -25,16 +26,7 @@ const key = "cak_bench-key";
 
 // The same count and seed give the same data the stub generates, so the queries can name real resources.
 const data = generateFixtures({ count });
-const someCluster = data.clusters?.[Math.floor((data.clusters?.length ?? 0) / 2)];
-const queries: [string, string][] = [
-  ["exact id", someCluster?.id ?? "cl"],
-  ["one word", "train"],
-  ["two terms", "train dc-fra-1"],
-  ["type and word", "type:cluster gpu"],
-  ["type only", "type:volume"],
-  ["broad (every project resource)", "proj"],
-  ["no match", "nothing-matches-this"],
-];
+const queries = searchMix(data);
 
 const bin = fileURLToPath(new URL("../packages/stub-server/src/bin.ts", import.meta.url));
 const child = spawn(

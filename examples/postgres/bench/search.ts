@@ -10,6 +10,7 @@
  */
 import { parseArgs } from "node:util";
 import { builtinFixtures, type Fixtures, generateFixtures } from "@compute-api/stub-server";
+import { searchMix } from "../../../bench/search-mix.js";
 import type { Principal } from "../src/authenticate.js";
 import { createPostgresServer } from "../src/index.js";
 import { searchResources } from "../src/search-resources.js";
@@ -60,27 +61,17 @@ async function bench(name: string, fixtures: Fixtures, queries: [string, string]
   console.log(`| **all queries** | | **${quantile(all, 0.5).toFixed(1)}** | **${quantile(all, 0.9).toFixed(1)}** |`);
 }
 
-/** bench/search.ts's mix, with names from the data set. */
-function mix(fixtures: Fixtures): [string, string][] {
-  const someCluster = fixtures.clusters?.[Math.floor((fixtures.clusters?.length ?? 0) / 2)];
-  return [
-    ["exact id", someCluster?.id ?? "cl"],
-    ["one word", "train"],
-    ["two terms", "train dc-fra-1"],
-    ["type and word", "type:cluster gpu"],
-    ["type only", "type:volume"],
-    ["broad (every project resource)", "proj"],
-    ["no match", "nothing-matches-this"],
-  ];
-}
-
 if (databaseUrl && values.data === "both")
   throw new Error("with a database URL, choose one data set: --data builtin or --data generated");
 if (values.data !== "generated") {
   const builtin = builtinFixtures();
-  await bench("built-in data (59 resources)", builtin, mix(builtin));
+  await bench("built-in data (59 resources)", builtin, searchMix(builtin));
 }
 if (values.data !== "builtin") {
   const generated = generateFixtures({ count: Number(values.count) });
-  await bench(`generated data (${Number(values.count).toLocaleString("en")} resources)`, generated, mix(generated));
+  await bench(
+    `generated data (${Number(values.count).toLocaleString("en")} resources)`,
+    generated,
+    searchMix(generated),
+  );
 }
