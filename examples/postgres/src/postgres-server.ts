@@ -12,7 +12,7 @@ import {
   listen,
   type ResponseMode,
 } from "@compute-api/server";
-import { builtinFixtures, type Fixtures, loadFixtures } from "@compute-api/stub-server";
+import { builtinFixtures, defaultKeyId, type Fixtures, loadFixtures } from "@compute-api/stub-server";
 import { authenticate, type Principal } from "./authenticate.js";
 import { createApiKey } from "./create-api-key.js";
 import type { Database } from "./database/database.js";
@@ -23,8 +23,8 @@ import { migrate } from "./migrate.js";
 import { searchResources } from "./search-resources.js";
 import { updateClusterMachine } from "./update-cluster-machine.js";
 
-/** The key id under which `apiKeys` are registered, as the stub's. */
-export const defaultKeyId = "default";
+/** The key id under which `apiKeys` are registered: the stub's. */
+export { defaultKeyId };
 
 /** Options of the PostgreSQL server. */
 export interface PostgresServerOptions {

@@ -10,10 +10,9 @@
  * Results are ordered by score, then by resourceName in code point order (collation "C"), and capped at 100.
  * @see openapi/paths/v1_resources_search.yaml
  */
-import { parseSearchQuery, type ResponseBody, type Schemas } from "@compute-api/server";
+import { parseSearchQuery, type ResponseBody, type Schemas, searchDenied } from "@compute-api/server";
 import type { Principal } from "./authenticate.js";
 import type { Queryable } from "./database/database.js";
-import { searchDenied } from "./errors.js";
 
 /** Largest number of results of one search. */
 export const maxResults = 100;

@@ -4,25 +4,19 @@
  * the totals, recomputed from every machine, always agree with them. A failure changes nothing.
  * @see openapi/paths/v1_projects_{projectId}_cluster-machines_{id}.yaml
  */
-import { maxDecimalLength, normalizeDecimal } from "@compute-api/decimal";
 import {
-  type ClusterTotals,
-  clusterTotals,
+  clusterMachineNotFound,
   type FieldViolation,
+  invalidRequest,
+  priceChange,
+  projectDenied,
   type RequestBody,
   type ResponseBody,
   type Schemas,
+  volumeNotFound,
 } from "@compute-api/server";
 import type { Principal } from "./authenticate.js";
 import type { Database } from "./database/database.js";
-import {
-  clusterMachineNotFound,
-  invalidFields,
-  priceBreaksTotals,
-  priceTooLong,
-  projectDenied,
-  volumeNotFound,
-} from "./errors.js";
 
 type ClusterMachine = Schemas["ClusterMachine"];
 
@@ -69,20 +63,17 @@ export function updateClusterMachine(
         if (!existing.has(volumeId)) violations.push(volumeNotFound(i, volumeId, projectId));
       });
     }
-    const price = body.priceHr ? normalizeDecimal(body.priceHr.value) : undefined;
-    let totals: ClusterTotals | undefined;
-    if (price !== undefined && price.length > maxDecimalLength) {
-      violations.push(priceTooLong(maxDecimalLength));
-    } else {
-      try {
-        totals = clusterTotals(
-          machines.map((m) => (m.id === id && price !== undefined ? { ...m.spec, priceHr: { value: price } } : m.spec)),
-        );
-      } catch (error) {
-        violations.push(priceBreaksTotals((error as Error).message));
-      }
-    }
-    if (violations.length > 0) throw invalidFields(violations);
+    const {
+      price,
+      totals,
+      violations: priceViolations,
+    } = priceChange(
+      machines.map((m) => m.spec),
+      (m) => m.id === id,
+      body.priceHr,
+    );
+    violations.push(...priceViolations);
+    if (violations.length > 0) throw invalidRequest(violations);
 
     const change: Partial<ClusterMachine> = {
       ...(body.powerState === undefined ? {} : { powerState: body.powerState }),

@@ -32,6 +32,17 @@ export { errorHandler, notFound as notFoundHandler } from "./error-handlers.js";
 export { type Listening, type ListenOptions, listen } from "./listen.js";
 export { apiKeyPrefix, hashApiKey, newApiKey } from "./rules/api-keys.js";
 export { type ClusterTotals, clusterTotals } from "./rules/cluster-totals.js";
+export {
+  apiKeyExists,
+  clusterMachineNotFound,
+  createApiKeysDenied,
+  priceBreaksTotals,
+  priceTooLong,
+  projectDenied,
+  searchDenied,
+  volumeNotFound,
+} from "./rules/operation-errors.js";
+export { type PriceChange, priceChange } from "./rules/price-change.js";
 export { parseSearchQuery, type ResourceType, resourceTypes, type SearchQuery } from "./rules/search-query.js";
 export type {
   Handler,

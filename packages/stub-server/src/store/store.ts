@@ -3,9 +3,20 @@
  * of the spec is a method here; HTTP is the routes' business. A method that fails changes nothing.
  */
 
-import { alreadyExists, type FieldViolation, invalidRequest, notFound, permissionDenied } from "@compute-api/contract";
-import { maxDecimalLength, normalizeDecimal } from "@compute-api/decimal";
-import { clusterTotals, hashApiKey, newApiKey, parseSearchQuery } from "@compute-api/server";
+import { type FieldViolation, invalidRequest } from "@compute-api/contract";
+import {
+  apiKeyExists,
+  clusterMachineNotFound,
+  clusterTotals,
+  createApiKeysDenied,
+  hashApiKey,
+  newApiKey,
+  parseSearchQuery,
+  priceChange,
+  projectDenied,
+  searchDenied,
+  volumeNotFound,
+} from "@compute-api/server";
 import {
   type Cluster,
   type ClusterMachine,
@@ -117,12 +128,8 @@ export class Store {
 
   /** createApiKey: a new key for the user, with the user's access. */
   createApiKey(user: User, apikeyId: string): ResponseBody<"createApiKey"> {
-    if (!user.canCreateApiKeys) {
-      throw permissionDenied("permission denied: this user may not create API keys");
-    }
-    if (user.keys.has(apikeyId)) {
-      throw alreadyExists(`API key '${apikeyId}' already exists`, { apikeyId });
-    }
+    if (!user.canCreateApiKeys) throw createApiKeysDenied();
+    if (user.keys.has(apikeyId)) throw apiKeyExists(apikeyId);
     const apiKey = newApiKey();
     const createTime = new Date().toISOString();
     this.registerKey(user, apikeyId, hashApiKey(apiKey), createTime);
@@ -131,50 +138,22 @@ export class Store {
 
   /** updateClusterMachine: sets the fields present, keeps the others, and updates the cluster and the index. */
   updateClusterMachine(user: User, projectId: string, id: string, body: UpdateClusterMachineRequest): ClusterMachine {
-    if (!user.projectIds.has(projectId)) {
-      throw permissionDenied(`permission denied on project '${projectId}'`, { projectId });
-    }
+    if (!user.projectIds.has(projectId)) throw projectDenied(projectId);
     const found = this.clusterMachines.get(key(projectId, id));
-    if (!found) {
-      throw notFound(`cluster machine '${id}' not found in project '${projectId}'`);
-    }
+    if (!found) throw clusterMachineNotFound(projectId, id);
     const { machine, cluster } = found;
 
     // Check everything before changing anything.
     const violations: FieldViolation[] = [];
     (body.volumeIds ?? []).forEach((volumeId, i) => {
-      if (!this.volumes.has(key(projectId, volumeId))) {
-        violations.push({
-          field: `volumeIds[${i}]`,
-          description: `no volume '${volumeId}' in project '${projectId}'`,
-          reason: "not-found",
-        });
-      }
+      if (!this.volumes.has(key(projectId, volumeId))) violations.push(volumeNotFound(i, volumeId, projectId));
     });
-    const price = body.priceHr ? normalizeDecimal(body.priceHr.value) : undefined;
-    let totals: ReturnType<typeof clusterTotals> | undefined;
-    if (price !== undefined && price.length > maxDecimalLength) {
-      violations.push({
-        field: "priceHr.value",
-        description: `is longer than ${maxDecimalLength} characters once normalized`,
-        reason: "maxLength",
-      });
-    } else {
-      const machines = cluster.machines ?? [];
-      try {
-        totals = clusterTotals(
-          price === undefined
-            ? machines
-            : machines.map((m) => (m === machine ? { ...m, priceHr: { value: price } } : m)),
-        );
-      } catch (error) {
-        violations.push({
-          field: "priceHr.value",
-          description: `makes the cluster's totals invalid: ${(error as Error).message}`,
-          reason: "range",
-        });
-      }
-    }
+    const {
+      price,
+      totals,
+      violations: priceViolations,
+    } = priceChange(cluster.machines ?? [], (m) => m === machine, body.priceHr);
+    violations.push(...priceViolations);
     if (violations.length > 0) throw invalidRequest(violations);
 
     if (body.powerState !== undefined) machine.powerState = body.powerState;
@@ -189,7 +168,7 @@ export class Store {
 
   /** searchResources: the best matches among what the user may access. */
   search(user: User, query: string): SearchResult[] {
-    if (!user.canSearch) throw permissionDenied("permission denied: this user may not search");
+    if (!user.canSearch) throw searchDenied();
     const { terms, type } = parseSearchQuery(query);
     return this.index.search({ terms, type, canAccess: (access) => user.access.has(access) }).map(
       ({ entry, score }) =>

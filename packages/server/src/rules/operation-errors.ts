@@ -1,8 +1,9 @@
 /**
- * Every failure the operations answer, in one place, each worded as the stub words it (so that a client sees the
- * same body from either): the contract's error factories with this service's messages.
+ * The failures the three operations answer beyond validation, each worded once (so that a client sees the same
+ * body from the stub and from any implementation that uses these): the contract's error factories with the
+ * service's messages.
  */
-import { alreadyExists, type FieldViolation, invalidRequest, notFound, permissionDenied } from "@compute-api/server";
+import { alreadyExists, type FieldViolation, notFound, permissionDenied } from "@compute-api/contract";
 
 /** 403: the caller's user may not access the project (whether or not it exists). */
 export const projectDenied = (projectId: string) =>
@@ -20,9 +21,6 @@ export const clusterMachineNotFound = (projectId: string, id: string) =>
 
 /** 409: the user already has a key with this id. */
 export const apiKeyExists = (apikeyId: string) => alreadyExists(`API key '${apikeyId}' already exists`, { apikeyId });
-
-/** 400 naming each offending field. */
-export const invalidFields = (violations: FieldViolation[]) => invalidRequest(violations);
 
 /** `volumeIds[i]` names no volume of the project. */
 export const volumeNotFound = (index: number, volumeId: string, projectId: string): FieldViolation => ({
