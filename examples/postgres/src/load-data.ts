@@ -3,11 +3,10 @@
  * advisory lock: the first process to start loads it, any other finds the data there and keeps it. Also the keys
  * given from outside (`--api-key`, `apiKeys`), registered at every start.
  */
-import { clusterTotals, hashApiKey, type ResourceType } from "@compute-api/server";
+import { clusterTotals, hashApiKey, type ResourceType, searchValues } from "@compute-api/server";
 import type { Fixtures } from "@compute-api/stub-server";
 import type { Database, Queryable, SqlValue } from "./database/database.js";
 import { startupLockKey } from "./migrate.js";
-import { searchValues } from "./search-values.js";
 
 /** The collections of a project in a data set: their search type and their table. */
 export const projectCollections = {

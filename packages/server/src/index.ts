@@ -43,6 +43,7 @@ export {
   volumeNotFound,
 } from "./rules/operation-errors.js";
 export { type PriceChange, priceChange } from "./rules/price-change.js";
+export { type SearchValues, searchValues, visitSearchFields } from "./rules/search-fields.js";
 export { parseSearchQuery, type ResourceType, resourceTypes, type SearchQuery } from "./rules/search-query.js";
 export type {
   Handler,

@@ -7,6 +7,7 @@
  * @see openapi/paths/v1_resources_search.yaml
  */
 
+import { searchValues, visitSearchFields } from "@compute-api/server";
 import type { ResourceType } from "../types.js";
 import { nameOrder } from "./name-order.js";
 import { defaultBlockValues, type MatchScores, type SearchDictionary, type ValueScan } from "./search-dictionary.js";
@@ -59,25 +60,6 @@ export interface SearchIndexTuning {
 interface SearchText {
   primary: string[];
   other: string[];
-}
-
-/** Visits a resource's search values as they are (not lowercased), primary (id, name) or not; a value may repeat. */
-function visitSearchText(
-  resourceType: ResourceType,
-  resourceName: string,
-  resource: Record<string, unknown>,
-  visit: (value: string, primary: boolean) => void,
-): void {
-  const nameField = resourceType === "billingAccount" ? "displayName" : "name";
-  visit(resourceName, false);
-  // for…in allocates no array of keys per resource, as Object.keys does; the own-property check keeps its set.
-  for (const key in resource) {
-    if (!Object.hasOwn(resource, key)) continue;
-    const value = resource[key];
-    const primary = key === "id" || key === nameField;
-    if (typeof value === "string") visit(value, primary);
-    else if (Array.isArray(value)) for (const item of value) if (typeof item === "string") visit(item, primary);
-  }
 }
 
 /** The best score of term against a search text, 0 when it matches nothing. */
@@ -251,7 +233,7 @@ export class SearchIndex {
         accessIds.set(r.access, access);
       }
       accessOf[i] = access;
-      visitSearchText(r.resourceType, r.resourceName, r.resource, (value, isPrimary) =>
+      visitSearchFields(r.resourceType, r.resourceName, r.resource, (value, isPrimary) =>
         (isPrimary ? primary : other).add(value, i),
       );
     });
@@ -297,10 +279,7 @@ export class SearchIndex {
 
   /** Recomputes an entry's search text after its resource changed. */
   refresh(entry: SearchEntry): void {
-    const text = { primary: new Set<string>(), other: new Set<string>() };
-    visitSearchText(entry.resourceType, entry.resourceName, entry.resource, (value, primary) =>
-      (primary ? text.primary : text.other).add(value.toLowerCase()),
-    );
+    const text = searchValues(entry.resourceType, entry.resourceName, entry.resource);
     this.overlay.set(entry.rank, { primary: [...text.primary], other: [...text.other] });
     this.masked ??= new Uint8Array(this.size);
     this.masked[entry.rank] = 1;
