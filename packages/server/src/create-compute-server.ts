@@ -16,7 +16,7 @@ import compression from "compression";
 import express, { type Express, type Request, type RequestHandler, Router } from "express";
 import { createContractValidator, type ResponseMode } from "./contract-validator.js";
 import { errorHandler, notFound } from "./error-handlers.js";
-import { metaPaths, metaRoutes } from "./meta-routes.js";
+import { metaRoutes } from "./meta-routes.js";
 import { operationRoutes } from "./operation-routes.js";
 import { Principals } from "./principals.js";
 import type { Handlers } from "./types.js";
@@ -117,14 +117,16 @@ export async function createComputeServer<Principal>(options: ComputeServerOptio
   const operations = operationRoutes(spec, options.handlers, principals, logger);
   const log = requestLogger(logger, operationIdOf);
   const prefix = apiPrefix(spec);
-  const served = new Set(metaPaths(openapi));
+  const meta = metaRoutes(spec, openapi);
   const errors = errorHandler(logger, options.isExpectedError);
 
   /** The whole pipeline; `mounted`: in a host app, which keeps every request that is not the server's. */
   const pipeline = (mounted: boolean): Router => {
     const router = Router();
     if (mounted)
-      router.use((req, _res, next) => (req.path.startsWith(prefix) || served.has(req.path) ? next() : next("router")));
+      router.use((req, _res, next) =>
+        req.path.startsWith(prefix) || meta.paths.has(req.path) ? next() : next("router"),
+      );
     // 1. One log line per request, first so that it times and sees every answer; its record stays in res.locals.
     router.use((req, res, next) => {
       res.locals.record = log(req, res);
@@ -134,7 +136,7 @@ export async function createComputeServer<Principal>(options: ComputeServerOptio
     // 2. CORS headers on every answer; preflight requests end here, before validation.
     if (options.cors && options.cors.length > 0) router.use(corsHandler(options.cors, spec) as RequestHandler);
     // 3. Routes outside the spec: health and the spec, then the implementer's own.
-    router.use(metaRoutes(spec, openapi));
+    router.use(meta.router);
     if (options.routes) router.use(options.routes);
     if (options.beforeValidation?.length) router.use(options.beforeValidation);
     // 4. JSON body (1 MiB), then security, request and response validation against the spec.
