@@ -30,7 +30,7 @@ export const errorCatalogue = {
   UPSTREAM_CONNECTION_LOST: { status: 502, message: "upstream connection closed before the response was complete" },
   UPSTREAM_RESPONSE_TOO_LARGE: { status: 502, message: "upstream response body is larger than the limit" },
   UNAVAILABLE: { status: 503, message: "service unavailable" },
-  SHUTTING_DOWN: { status: 503, message: "service unavailable: the gateway is shutting down" },
+  SHUTTING_DOWN: { status: 503, message: "service unavailable: the server is shutting down" },
   UPSTREAM_UNAVAILABLE: { status: 503, message: "service unavailable: the upstream cannot be reached" },
   DEADLINE_EXCEEDED: { status: 504, message: "deadline exceeded" },
   UPSTREAM_TIMEOUT: { status: 504, message: "upstream did not respond in time" },
@@ -144,8 +144,22 @@ export const alreadyExists = (message?: string, metadata?: Record<string, string
 export const unsupportedMediaType = (): ApiError => catalogueError("UNSUPPORTED_MEDIA_TYPE");
 /** 431: headers over Node's limit. */
 export const headersTooLarge = (): ApiError => catalogueError("HEADERS_TOO_LARGE");
-/** 503 while the gateway drains. */
-export const shuttingDown = (): ApiError => catalogueError("SHUTTING_DOWN");
+/** 503 from `/readyz` while a server drains (`gateway` says which one). */
+export const shuttingDown = (server = "server"): ApiError =>
+  catalogueError("SHUTTING_DOWN", `service unavailable: the ${server} is shutting down`);
+/**
+ * 503: something the server depends on (its database, an identity service) failed or did not answer, so the
+ * request could not be served; try again in a second. The cause is the server's log's, never the body's: this
+ * is what a backend outage gets, never a 401 or a 4xx a client would act on.
+ */
+export const dependencyUnavailable = (retryAfterSeconds = 1): ApiError =>
+  catalogueError("UNAVAILABLE", "service unavailable: try again later", { retryAfterSeconds });
+/** 503 from `/readyz`: the server cannot serve yet (its readiness check failed); try again in a second. */
+export const notReady = (): ApiError =>
+  catalogueError("UNAVAILABLE", "service unavailable: not ready", { retryAfterSeconds: 1 });
+/** 504: the server did not complete the request within its time limit; its work was cancelled. */
+export const deadlineExceeded = (timeoutMs: number): ApiError =>
+  catalogueError("DEADLINE_EXCEEDED", `the request did not complete within ${timeoutMs} ms`);
 /** 503: the upstream cannot be reached; try again in a second. */
 export const upstreamUnavailable = (): ApiError =>
   catalogueError("UPSTREAM_UNAVAILABLE", undefined, { retryAfterSeconds: 1 });

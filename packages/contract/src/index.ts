@@ -19,6 +19,8 @@ export { type Contract, compileContract } from "./compile-contract.js";
 export {
   alreadyExists,
   catalogueError,
+  deadlineExceeded,
+  dependencyUnavailable,
   errorCatalogue,
   internalError,
   invalidRequest,
@@ -26,6 +28,7 @@ export {
   malformedUri,
   methodNotAllowed,
   notFound,
+  notReady,
   permissionDenied,
   type Reason,
   reasonOfStatus,

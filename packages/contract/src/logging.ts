@@ -28,6 +28,9 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+/** The status a request line gives a request whose client went away before its answer (nginx's). */
+export const clientClosedRequest = 499;
+
 /** Creates the pino logger shared by a server and its request log. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(
@@ -72,7 +75,8 @@ export function requestLogger(
     res.setHeader("x-request-id", record.id);
     const path = pathOf(req.url ?? "");
     const write = () => {
-      const status = res.statusCode;
+      // A connection closed before any answer was sent (the client went away): nginx's 499, not Node's default 200.
+      const status = res.headersSent ? res.statusCode : clientClosedRequest;
       // Below the logger's level (the stub's `warn`), the line is not built at all.
       if (!lines.isLevelEnabled(status >= 500 ? "error" : "info")) return;
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
@@ -85,7 +89,9 @@ export function requestLogger(
         operationId,
         ...record.fields,
       };
-      const message = `${req.method} ${path} ${res.writableFinished ? status : "aborted"}`;
+      const message = `${req.method} ${path} ${status}${
+        res.writableFinished ? "" : res.headersSent ? " aborted" : " connection closed before the answer"
+      }`;
       if (status >= 500) lines.error(line, message);
       else lines.info(line, message);
     };

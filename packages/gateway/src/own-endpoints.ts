@@ -24,7 +24,7 @@ export function ownEndpoints(
       "/readyz",
       async (res) => {
         if (draining()) {
-          return sendError(res, shuttingDown());
+          return sendError(res, shuttingDown("gateway"));
         }
         if (await upstream.ping()) return sendJson(res, 200, { status: "ready" });
         sendError(res, upstreamNotReady());

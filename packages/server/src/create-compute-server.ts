@@ -4,32 +4,28 @@
  * (contract-validator.ts), warmed up before the promise resolves; every failure is the interface's error body.
  */
 
-import {
-  loadSpec,
-  type OpenApiDocument,
-  parseQueryString,
-  specOperations,
-  unauthenticated,
-} from "@compute-api/contract";
+import { loadSpec, type OpenApiDocument, parseQueryString, specOperations } from "@compute-api/contract";
 import { corsHandler, createLogger, type Logger, requestLogger } from "@compute-api/contract/http";
 import compression from "compression";
 import express, { type Express, type Request, type RequestHandler, Router } from "express";
+import { type Authenticate, authenticator } from "./authentication.js";
 import { createContractValidator, type ResponseMode } from "./contract-validator.js";
 import { errorHandler, notFound } from "./error-handlers.js";
 import { metaRoutes } from "./meta-routes.js";
 import { operationRoutes } from "./operation-routes.js";
 import { Principals } from "./principals.js";
+import { defaultHandlerTimeoutMs, requestDeadline } from "./request-deadline.js";
 import type { Handlers } from "./types.js";
 
-/** Resolves who a bearer token acts for, or `undefined` to answer 401. It is given the token, never logs it. */
-export type Authenticate<Principal> = (
-  token: string,
-  request: Request,
-) => Principal | undefined | Promise<Principal | undefined>;
+export type { Authenticate } from "./authentication.js";
 
 /** Options of a compute server. */
 export interface ComputeServerOptions<Principal> {
-  /** Who a bearer token acts for; `undefined` answers 401. Called only for a well-formed `Authorization: Bearer …`. */
+  /**
+   * Who a bearer token acts for: an object, or `undefined`/`null`/`false` to answer 401. Called only for a
+   * well-formed `Authorization: Bearer …`. An `ApiError` it throws is answered as it is; anything else it throws
+   * (its database is down) is answered 503 with `Retry-After`, the cause logged, never a 401.
+   */
   authenticate: Authenticate<Principal>;
   /** A handler for every operation of the spec, by operationId. */
   handlers: Handlers<Principal>;
@@ -58,6 +54,16 @@ export interface ComputeServerOptions<Principal> {
   beforeHandlers?: RequestHandler[];
   /** Errors answered 5xx on purpose (an injected fault), not logged as failures. */
   isExpectedError?: (error: unknown) => boolean;
+  /**
+   * How long a request may take, from its arrival to its answer, in ms; then it is answered 504 and its handler's
+   * `signal` fires. Default 30 s, under the 60 s idle timeout of the usual load balancers.
+   */
+  handlerTimeoutMs?: number;
+  /**
+   * The readiness check of GET /readyz, such as a `SELECT 1` on the database: ready when it resolves to anything
+   * but `false`; throwing or `false` answers 503 with `Retry-After`. Default: always ready. `/healthz` checks nothing.
+   */
+  ready?: (signal: AbortSignal) => unknown;
 }
 
 /** A built compute server. */
@@ -71,6 +77,8 @@ export interface ComputeServer {
   router: Router;
   /** Counters: responses that broke the spec and were sent anyway (`report`). */
   readonly stats: { readonly responseViolations: number };
+  /** Marks the server as draining: /readyz answers 503 from now on (`drainable` of the contract closes connections). */
+  drain(): void;
   /** Releases what the server holds besides the app (today nothing); the caller closes its own HTTP server. */
   close(): Promise<void>;
 }
@@ -93,8 +101,10 @@ export async function createComputeServer<Principal>(options: ComputeServerOptio
   const openapi = options.openapi ?? true;
   const principals = new Principals<Principal>();
   const stats = { responseViolations: 0 };
+  let draining = false;
   // Until warm-up is over only its own example requests (token "warm-up") pass through the validator.
   let warmingUp = true;
+  const authenticate = authenticator(options.authenticate, principals);
   const validator = createContractValidator({
     spec,
     responses: options.responses ?? "enforce",
@@ -106,19 +116,16 @@ export async function createComputeServer<Principal>(options: ComputeServerOptio
         "response does not match the spec",
       );
     },
-    authenticate: async (token, req) => {
-      if (warmingUp) return true;
-      const principal = await options.authenticate(token, req);
-      if (principal === undefined) throw unauthenticated("the API key is not valid");
-      principals.set(req, principal);
-      return true;
-    },
+    authenticate: (token, req) => warmingUp || authenticate(token, req),
   });
   const operations = operationRoutes(spec, options.handlers, principals, logger);
   const log = requestLogger(logger, operationIdOf);
   const prefix = apiPrefix(spec);
-  const meta = metaRoutes(spec, openapi);
+  const meta = metaRoutes(spec, { openapi, ready: options.ready, draining: () => draining, logger });
   const errors = errorHandler(logger, options.isExpectedError);
+  const deadline = requestDeadline(options.handlerTimeoutMs ?? defaultHandlerTimeoutMs, (error, req, res) =>
+    errors(error, req, res, () => {}),
+  );
 
   /** The whole pipeline; `mounted`: in a host app, which keeps every request that is not the server's. */
   const pipeline = (mounted: boolean): Router => {
@@ -128,10 +135,11 @@ export async function createComputeServer<Principal>(options: ComputeServerOptio
         req.path.startsWith(prefix) || meta.paths.has(req.path) ? next() : next("router"),
       );
     // 1. One log line per request, first so that it times and sees every answer; its record stays in res.locals.
+    // Then its clock: past the handler timeout it is answered 504, and its signal fires.
     router.use((req, res, next) => {
       res.locals.record = log(req, res);
       next();
-    });
+    }, deadline);
     if (options.compress) router.use(compression());
     // 2. CORS headers on every answer; preflight requests end here, before validation.
     if (options.cors && options.cors.length > 0) router.use(corsHandler(options.cors, spec) as RequestHandler);
@@ -159,7 +167,15 @@ export async function createComputeServer<Principal>(options: ComputeServerOptio
 
   await validator.warmUp();
   warmingUp = false;
-  return { app, router: pipeline(true), stats, close: async () => {} };
+  return {
+    app,
+    router: pipeline(true),
+    stats,
+    drain: () => {
+      draining = true;
+    },
+    close: async () => {},
+  };
 }
 
 /** The operation express-openapi-validator routed a request to. */

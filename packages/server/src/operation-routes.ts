@@ -1,12 +1,15 @@
 /**
- * The spec's operations as Express routes, each calling its handler with the validated, typed request and
- * answering 200 with what it returns. A handler fails by throwing the contract's `ApiError`; anything else it
- * throws is logged and answered 500 with the error body, its message and stack never sent.
+ * The spec's operations as Express routes, each calling its handler with the validated, typed request and its
+ * signal, and answering 200 with what it returns. A handler fails by throwing the contract's `ApiError`; anything
+ * else it throws is logged and answered 500 with the error body, its message and stack never sent. Once the
+ * request's signal has fired (its deadline passed and was answered 504, or its client went away), the handler is
+ * not called, and what it returns or throws after that is dropped.
  */
 import { ApiError, internalError, type OpenApiDocument, specOperations } from "@compute-api/contract";
 import type { Logger } from "@compute-api/contract/http";
 import { type RequestHandler, Router } from "express";
 import type { Principals } from "./principals.js";
+import { signalOf } from "./request-deadline.js";
 import type { HandlerInput, Handlers, OperationId } from "./types.js";
 
 /** Operations whose 200 body holds a secret (the new API key): answered `Cache-Control: no-store`. */
@@ -31,6 +34,8 @@ export function operationRoutes<Principal>(
     if (typeof handler !== "function") throw new Error(`handlers: no handler for the operation '${operationId}'`);
     const noStore = secretBodies.has(operationId);
     const answer: RequestHandler = async (req, res, next) => {
+      const signal = signalOf(req);
+      if (signal.aborted) return;
       let body: unknown;
       try {
         body = await handler({
@@ -40,12 +45,15 @@ export function operationRoutes<Principal>(
           principal: principals.of(req),
           request: req,
           response: res,
+          signal,
         } as HandlerInput<OperationId, Principal>);
       } catch (error) {
+        if (signal.aborted) return logger.debug({ err: error, operationId }, "handler failed after its request ended");
         if (error instanceof ApiError) return next(error);
         logger.error({ err: error, operationId }, "handler failed");
         return next(internalError());
       }
+      if (signal.aborted) return;
       if (noStore) res.set("Cache-Control", "no-store");
       res.status(200).json(body);
     };

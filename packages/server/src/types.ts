@@ -47,6 +47,11 @@ export interface HandlerInput<Op extends OperationId, Principal> {
   request: Request;
   /** The Express response, for headers of the implementer's own; the body and status are the server's. */
   response: Response;
+  /**
+   * Fires when the request's time is up (the server's `handlerTimeoutMs`; it has then answered 504) or its client
+   * went away: hand it to the database query or the call the handler waits for, so that their work stops too.
+   */
+  signal: AbortSignal;
 }
 
 /**
