@@ -7,7 +7,7 @@
 import { loadSpec, type OpenApiDocument, parseQueryString, specOperations } from "@compute-api/contract";
 import { corsHandler, createLogger, type Logger, requestLogger } from "@compute-api/contract/http";
 import compression from "compression";
-import express, { type Express, type Request, type RequestHandler, Router } from "express";
+import express, { type Express, type RequestHandler, Router } from "express";
 import { type Authenticate, authenticator } from "./authentication.js";
 import { createContractValidator, type ResponseMode } from "./contract-validator.js";
 import { errorHandler, notFound } from "./error-handlers.js";
