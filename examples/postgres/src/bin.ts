@@ -2,8 +2,8 @@
 import { runUntilSignal } from "@compute-api/stub-server";
 import { runCli } from "./cli.js";
 
-const { exitCode, server } = await runCli(process.argv.slice(2), {
+const { exitCode, server, shutdown } = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
 });
-runUntilSignal("compute-postgres", server, exitCode);
+runUntilSignal("compute-postgres", server, exitCode, shutdown);

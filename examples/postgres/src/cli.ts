@@ -9,6 +9,8 @@ import { createLogger } from "@compute-api/contract/http";
 import { newApiKey } from "@compute-api/server";
 import {
   type CliIo,
+  type DrainTimes,
+  drainTimesOf,
   FixtureError,
   fixturesOf,
   listeningLines,
@@ -26,6 +28,8 @@ export type { CliIo } from "@compute-api/stub-server";
 export interface CliResult {
   exitCode: number;
   server?: RunningPostgresServer;
+  /** How the server drains on SIGTERM (--shutdown-grace, --shutdown-timeout). */
+  shutdown?: DrainTimes;
 }
 
 const keyEnv = "COMPUTE_API_KEY";
@@ -102,5 +106,5 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       keyEnv,
     }),
   );
-  return { exitCode: 0, server };
+  return { exitCode: 0, server, shutdown: drainTimesOf(flags) };
 }

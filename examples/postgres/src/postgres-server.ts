@@ -63,6 +63,8 @@ export interface PostgresServer {
   database: Database;
   /** Closes the database when the server opened it (not one given as `database`). */
   close(): Promise<void>;
+  /** Marks the server as draining: its /readyz answers 503 from now on. */
+  drain(): void;
 }
 
 /** The database the options name; owned: whether the server opened it (and so closes it). */
@@ -114,6 +116,7 @@ export async function createPostgresServer(options: PostgresServerOptions = {}):
     return {
       app: server.app,
       database: db,
+      drain: () => server.drain(),
       close: async () => {
         await server.close();
         if (owned) await db.close();
@@ -142,6 +145,11 @@ export interface RunningPostgresServer {
   database: Database;
   /** Stops accepting connections, lets requests in flight finish (at most `graceMs`), then closes the database. */
   close(graceMs?: number): Promise<void>;
+  /**
+   * The drain a load balancer can follow, as the gateway's: `/readyz` answers 503, answers close their connection,
+   * idle connections close after `graceMs`, requests still running at `timeoutMs` are cut; then the database closes.
+   */
+  drain(times: { graceMs: number; timeoutMs: number }): Promise<void>;
 }
 
 /** Builds the server and listens; rejects if the address is taken. */
@@ -160,6 +168,11 @@ export async function startPostgresServer(options: StartOptions = {}): Promise<R
     database: built.database,
     close: async (graceMs) => {
       await listening.close(graceMs);
+      await built.close();
+    },
+    drain: async ({ graceMs, timeoutMs }) => {
+      built.drain();
+      await listening.drain({ graceMs, timeoutMs, logger: options.logger ?? createLogger({ level: "silent" }) });
       await built.close();
     },
   };

@@ -101,6 +101,6 @@ describe("compute-postgres", () => {
     child.kill("SIGTERM");
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
-    expect(out).toContain("compute-postgres: SIGTERM, shutting down");
+    expect(out).toContain("compute-postgres: SIGTERM, draining");
   }, 90_000);
 });

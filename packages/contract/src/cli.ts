@@ -1,5 +1,6 @@
-/** What the three commands (compute-stub, compute-gateway, compute-conformance) share on their command lines. */
-import { InvalidArgumentError } from "commander";
+/** What the commands (compute-stub, compute-gateway, compute-conformance, compute-postgres) share on their command lines. */
+import { InvalidArgumentError, Option } from "commander";
+import { drainDefaults } from "./drain.js";
 
 /**
  * A commander argument parser of a whole number from `min` to `max` (digits only: no sign, fraction or
@@ -12,4 +13,21 @@ export function integerFlag(min: number, max = Number.MAX_SAFE_INTEGER): (value:
       throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}.`);
     return n;
   };
+}
+
+/**
+ * The drain's flags, the same on every command that serves: `--shutdown-grace <ms>` (SHUTDOWN_GRACE) and
+ * `--shutdown-timeout <ms>` (SHUTDOWN_TIMEOUT), read as `shutdownGrace` and `shutdownTimeout`.
+ */
+export function shutdownFlags(): Option[] {
+  return [
+    new Option("--shutdown-grace <ms>", "after SIGTERM, how long connections that stay idle are kept open")
+      .env("SHUTDOWN_GRACE")
+      .default(drainDefaults.graceMs)
+      .argParser(integerFlag(0)),
+    new Option("--shutdown-timeout <ms>", "after SIGTERM, how long requests in flight may run before they are cut")
+      .env("SHUTDOWN_TIMEOUT")
+      .default(drainDefaults.timeoutMs)
+      .argParser(integerFlag(0)),
+  ];
 }

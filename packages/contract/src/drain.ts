@@ -1,14 +1,23 @@
 /**
- * Graceful shutdown that a load balancer can follow, as nginx's and Envoy's drains do: the listener closes, every
- * answer from then on says `Connection: close`, a connection that carried a request is closed right after its
- * answer, a connection that stays idle is closed after a grace period (a request may be on its way on it), and
- * requests still running at the deadline are cut and logged. It resolves when the last connection is closed.
- * The server may listen itself, or be handed its connections (`server.emit("connection", socket)`), as the
- * workers of `--workers` are.
+ * Graceful shutdown that a load balancer can follow, as nginx's and Envoy's drains do, for every server of the
+ * project (the gateway, the stub, servers of @compute-api/server): the listener closes, every answer from then on
+ * says `Connection: close`, a connection that carried a request is closed right after its answer, a connection that
+ * stays idle is closed after a grace period (a request may be on its way on it), and requests still running at the
+ * deadline are cut and logged. It resolves when the last connection is closed. The server may listen itself, or be
+ * handed its connections (`server.emit("connection", socket)`), as the gateway's workers of `--workers` are.
+ * `onShutdownSignal` starts it once on SIGTERM or SIGINT and keeps every later signal from cutting it short.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { Server as NetServer, type Socket } from "node:net";
 import type { Logger } from "@compute-api/contract/http";
+
+/** The drain's defaults, the same for every command (`--shutdown-grace`, `--shutdown-timeout`). */
+export const drainDefaults = {
+  /** After SIGTERM: how long connections that stay idle are kept, for a request already on its way on them. */
+  graceMs: 10_000,
+  /** After SIGTERM: how long requests in flight may run before they are cut. */
+  timeoutMs: 30_000,
+} as const;
 
 /** How a drain proceeds. */
 export interface DrainOptions {
@@ -84,4 +93,29 @@ export function drainable(server: Server): Drainable {
   }
 
   return { drain };
+}
+
+/** The signals that start a drain: `kill`'s and systemd's default (SIGTERM), and Ctrl-C (SIGINT). */
+const shutdownSignals = ["SIGTERM", "SIGINT"] as const;
+
+/**
+ * Calls `stop` on the first SIGTERM or SIGINT, once. Every later one is logged and ignored, so that a signal sent
+ * twice (to a process group, by a supervisor and by a primary process, or by an impatient user) does not fall back
+ * to Node's default, which ends the process at once and cuts the requests the drain is waiting for, as nginx stays
+ * graceful on a repeated SIGTERM. Returns a function that removes the listeners.
+ */
+export function onShutdownSignal(stop: (signal: NodeJS.Signals) => void, logger?: Logger): () => void {
+  let stopping = false;
+  const listener = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger?.info({ signal, pid: process.pid }, `${signal} again: already draining, the drain goes on`);
+      return;
+    }
+    stopping = true;
+    stop(signal);
+  };
+  for (const signal of shutdownSignals) process.on(signal, listener);
+  return () => {
+    for (const signal of shutdownSignals) process.off(signal, listener);
+  };
 }

@@ -2,7 +2,7 @@
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import type { ResponseValidationMode } from "@compute-api/contract";
-import { integerFlag } from "@compute-api/contract/cli";
+import { integerFlag, shutdownFlags } from "@compute-api/contract/cli";
 import { parseOrigins } from "@compute-api/contract/http";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { defaults, parseUpstreamUrl, upstreamRequired } from "./options.js";
@@ -54,6 +54,7 @@ const { version } = createRequire(import.meta.url)("../package.json") as { versi
 
 /** The commander program; exits through CommanderError instead of process.exit. */
 export function createProgram(): Command {
+  const [shutdownGrace, shutdownTimeout] = shutdownFlags() as [Option, Option];
   return new Command("compute-gateway")
     .description("A reverse proxy that holds a compute-api backend to the OpenAPI spec, requests and responses.")
     .version(version, "-V, --version", "print the version and exit")
@@ -110,18 +111,8 @@ export function createProgram(): Command {
         .default(defaults.requestTimeoutMs)
         .argParser(integerFlag(1)),
     )
-    .addOption(
-      new Option("--shutdown-grace <ms>", "after SIGTERM, how long connections that stay idle are kept open")
-        .env("SHUTDOWN_GRACE")
-        .default(defaults.shutdownGraceMs)
-        .argParser(integerFlag(0)),
-    )
-    .addOption(
-      new Option("--shutdown-timeout <ms>", "after SIGTERM, how long requests in flight may run before they are cut")
-        .env("SHUTDOWN_TIMEOUT")
-        .default(defaults.shutdownTimeoutMs)
-        .argParser(integerFlag(0)),
-    )
+    .addOption(shutdownGrace)
+    .addOption(shutdownTimeout)
     .addOption(
       new Option("--workers <n>", "processes serving the port (node:cluster); `auto`: one per core")
         .env("WORKERS")

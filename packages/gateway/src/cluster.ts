@@ -11,7 +11,7 @@ import cluster, { type Worker } from "node:cluster";
 import { randomUUID } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
-import type { Logger } from "@compute-api/contract/http";
+import { type Logger, onShutdownSignal } from "@compute-api/contract/http";
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from "prom-client";
 
 const ready = "compute-gateway:ready";
@@ -177,8 +177,9 @@ export function runPrimary({ workers, port, host }: PrimaryOptions, logger: Logg
     for (const socket of waiting.splice(0)) socket.destroy();
     for (const worker of Object.values(cluster.workers ?? {})) worker?.kill("SIGTERM");
   };
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
+  // Once: the workers get SIGTERM from here, and a signal sent to the process group reaches them too, which
+  // their own onShutdownSignal ignores after the first.
+  onShutdownSignal(stop, logger);
   listener.listen(port, host, () => {
     const bound = (listener.address() as { port: number }).port;
     for (let i = 0; i < workers; i++) cluster.fork({ [boundPortVariable]: String(bound) });

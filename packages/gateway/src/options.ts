@@ -1,7 +1,7 @@
 /** The options of a gateway, their defaults, and the check of the upstream URL. */
 
 import type { OpenApiDocument, ResponseValidationMode } from "@compute-api/contract";
-import { defaultMaxBodyBytes, type Logger } from "@compute-api/contract/http";
+import { defaultMaxBodyBytes, drainDefaults, type Logger } from "@compute-api/contract/http";
 import type { Registry } from "prom-client";
 
 /** How a gateway is built; only `upstream` is required. */
@@ -61,9 +61,9 @@ export const defaults = {
   logLevel: "silent",
   collectDefaultMetrics: false,
   /** After SIGTERM: how long connections that stay idle are kept, for a request already on its way on them. */
-  shutdownGraceMs: 10_000,
+  shutdownGraceMs: drainDefaults.graceMs,
   /** After SIGTERM: how long requests in flight may run before they are cut. */
-  shutdownTimeoutMs: 30_000,
+  shutdownTimeoutMs: drainDefaults.timeoutMs,
 } as const satisfies Record<Exclude<keyof GatewayOptions, WithoutDefault>, unknown> & Record<string, unknown>;
 
 /** The message when no upstream URL was given. */

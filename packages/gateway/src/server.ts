@@ -1,7 +1,7 @@
 /** Starting compute-gateway from its command line: one process, or a node:cluster primary and its workers. */
 import cluster from "node:cluster";
 import type { Server } from "node:http";
-import { createLogger, type Logger } from "@compute-api/contract/http";
+import { createLogger, drainable, type Logger, onShutdownSignal } from "@compute-api/contract/http";
 import { createGateway } from "./app.js";
 import { type CliConfig, exitCodeOf, parseCommandLine } from "./cli.js";
 import {
@@ -12,11 +12,10 @@ import {
   receiveConnections,
   runPrimary,
 } from "./cluster.js";
-import { drainable } from "./shutdown.js";
 
 /**
- * Builds a gateway from the configuration and listens; on SIGTERM or SIGINT it drains (see shutdown.ts) and
- * exits as soon as its last connection is closed.
+ * Builds a gateway from the configuration and listens; on SIGTERM or SIGINT it drains (the contract's drain: a
+ * second signal does not cut it short) and exits as soon as its last connection is closed.
  */
 export async function serve(config: CliConfig, logger: Logger): Promise<Server> {
   const gateway = await createGateway({
@@ -71,8 +70,7 @@ export async function serve(config: CliConfig, logger: Logger): Promise<Server> 
     logger.flush();
     process.exit(0);
   };
-  process.once("SIGTERM", () => void stop());
-  process.once("SIGINT", () => void stop());
+  onShutdownSignal(() => void stop(), logger);
   if (cluster.isWorker) announceReady();
   return server;
 }

@@ -8,9 +8,8 @@
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createLogger } from "@compute-api/contract/http";
+import { createLogger, drainable } from "@compute-api/contract/http";
 import { afterEach, expect, it } from "vitest";
-import { drainable } from "../src/shutdown.js";
 import { auth, json, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";
 
 let upstream: TestUpstream;

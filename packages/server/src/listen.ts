@@ -1,8 +1,8 @@
-/** Listens: an app on a port, with the error body for what Node's parser refuses, and a clean close. */
+/** Listens: an app on a port, with the error body for what Node's parser refuses, and the drain of every server. */
 
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { answerClientErrors } from "@compute-api/contract/http";
+import { answerClientErrors, type DrainOptions, drainable } from "@compute-api/contract/http";
 import type { Express } from "express";
 
 /** Where to listen. */
@@ -18,6 +18,12 @@ export interface Listening {
   server: Server;
   /** Base URL, such as `http://127.0.0.1:4010`. */
   url: string;
+  /**
+   * The drain a load balancer can follow (the contract's, as the gateway's): stops accepting, answers with
+   * `Connection: close`, closes idle connections after `graceMs`, cuts requests still running at `timeoutMs`;
+   * resolves when the last connection is closed.
+   */
+  drain(options: DrainOptions): Promise<void>;
   /** Stops accepting connections, lets requests in flight finish (at most `graceMs`, default 5 s), then resolves. */
   close(graceMs?: number): Promise<void>;
 }
@@ -29,11 +35,14 @@ export async function listen(app: Express, { port, host = "127.0.0.1" }: ListenO
   });
   // Requests Node's parser refuses (oversized headers, malformed HTTP) get the error body too.
   answerClientErrors(server);
+  // Only connections made from now on are tracked: none is made before listen resolves, as nothing knows the port.
+  const connections = drainable(server);
   const { address, port: bound } = server.address() as AddressInfo;
   const shown = address.includes(":") ? `[${address}]` : address;
   return {
     server,
     url: `http://${shown}:${bound}`,
+    drain: (options) => connections.drain(options),
     close: (graceMs = 5000) =>
       new Promise((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), graceMs).unref();

@@ -7,7 +7,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { createComputeServer, type ResponseBody } from "../src/index.js";
+import { createComputeServer, type Handlers, type ResponseBody } from "../src/index.js";
 import { type Caller, capture, closers, handlers, keys, serve } from "./support/server.js";
 
 const patch = (body: unknown) => ({ method: "PATCH", body: JSON.stringify(body) });

@@ -50,6 +50,8 @@ export interface Stub {
   app: Express;
   /** Releases what the stub holds besides the app (today nothing); the caller closes its own server. */
   close(): Promise<void>;
+  /** Marks the stub as draining: its /readyz answers 503 from now on. */
+  drain(): void;
 }
 
 /**
@@ -88,5 +90,5 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
     beforeHandlers: faults.afterValidation ? [faults.afterValidation] : [],
     isExpectedError: (error) => error instanceof InjectedError,
   });
-  return { app: server.app, close: () => server.close() };
+  return { app: server.app, close: () => server.close(), drain: () => server.drain() };
 }

@@ -3,8 +3,8 @@
 import { runCli } from "./cli.js";
 import { runUntilSignal } from "./server-command.js";
 
-const { exitCode, stub } = await runCli(process.argv.slice(2), {
+const { exitCode, stub, shutdown } = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
 });
-runUntilSignal("compute-stub", stub, exitCode);
+runUntilSignal("compute-stub", stub, exitCode, shutdown);

@@ -13,6 +13,8 @@ import { FixtureError } from "./fixtures/load-fixtures.js";
 import { type RunningStub, startServer } from "./server.js";
 import {
   type CliIo,
+  type DrainTimes,
+  drainTimesOf,
   fixturesOf,
   listeningLines,
   parseServerFlags,
@@ -27,6 +29,8 @@ export type { CliIo } from "./server-command.js";
 export interface CliResult {
   exitCode: number;
   stub?: RunningStub;
+  /** How the stub drains on SIGTERM (--shutdown-grace, --shutdown-timeout). */
+  shutdown?: DrainTimes;
 }
 
 /** The package's version, from its package.json (one folder up from src/ and from dist/). */
@@ -135,5 +139,5 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       keyEnv: "STUB_API_KEY",
     }),
   );
-  return { exitCode: 0, stub };
+  return { exitCode: 0, stub, shutdown: drainTimesOf(flags) };
 }

@@ -17,6 +17,9 @@ export { FixtureError, loadFixtures } from "./fixtures/load-fixtures.js";
 export { type RunningStub, type ServerOptions, startServer } from "./server.js";
 // The command line of servers shaped as compute-stub (examples/postgres's compute-postgres is one).
 export {
+  type DrainingServer,
+  type DrainTimes,
+  drainTimesOf,
   fixturesOf,
   listeningLines,
   parseServerFlags,

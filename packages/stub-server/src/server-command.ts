@@ -4,7 +4,8 @@
  * the data they name, what is printed once the server listens, and running until SIGINT or SIGTERM.
  */
 import type { OpenApiDocument } from "@compute-api/contract";
-import { integerFlag } from "@compute-api/contract/cli";
+import { integerFlag, shutdownFlags } from "@compute-api/contract/cli";
+import { onShutdownSignal } from "@compute-api/contract/http";
 import { Command, CommanderError, Option } from "commander";
 import { apiKey, origins } from "./cli-flags.js";
 import { builtinFixtures } from "./fixtures/builtin.js";
@@ -29,6 +30,8 @@ export interface ServerFlags {
   corsOrigin?: string[];
   compress?: boolean;
   logLevel: string;
+  shutdownGrace: number;
+  shutdownTimeout: number;
 }
 
 /** How a command names its flags' environment variables and describes its data. */
@@ -52,6 +55,7 @@ export function serverCommand(
   io: CliIo,
   { keyEnv, corsEnv, dataVerb, seedAlso }: ServerCommandOptions,
 ): Command {
+  const [shutdownGrace, shutdownTimeout] = shutdownFlags() as [Option, Option];
   return new Command(name)
     .description(description)
     .addOption(
@@ -94,6 +98,8 @@ export function serverCommand(
       ),
     )
     .addOption(new Option("--log-level <level>", "log level").choices(logLevels).env("LOG_LEVEL").default("info"))
+    .addOption(shutdownGrace)
+    .addOption(shutdownTimeout)
     .allowExcessArguments(false)
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
@@ -143,13 +149,46 @@ export function listeningLines(
   ].join("\n");
 }
 
-/** Runs a command's result until SIGINT or SIGTERM: exits with its code when nothing listens, else closes it on the signal. */
-export function runUntilSignal(name: string, running: { close(): Promise<void> } | undefined, exitCode: number): void {
+/** How long a drain keeps idle connections (`graceMs`) and lets requests run (`timeoutMs`). */
+export interface DrainTimes {
+  graceMs: number;
+  timeoutMs: number;
+}
+
+/** The drain times --shutdown-grace and --shutdown-timeout give. */
+export const drainTimesOf = (flags: Pick<ServerFlags, "shutdownGrace" | "shutdownTimeout">): DrainTimes => ({
+  graceMs: flags.shutdownGrace,
+  timeoutMs: flags.shutdownTimeout,
+});
+
+/** A listening server a command runs: it drains on the first SIGTERM or SIGINT. */
+export interface DrainingServer {
+  /**
+   * The contract's drain (`/readyz` 503, `Connection: close`, idle connections closed after the grace period,
+   * requests cut at the deadline), then what the server holds is released.
+   */
+  drain(times: DrainTimes): Promise<void>;
+}
+
+/**
+ * Runs a command's result until SIGINT or SIGTERM: exits with its code when nothing listens; else, on the first
+ * signal, drains as --shutdown-grace and --shutdown-timeout say (SIGINT without the grace) and exits 0; a second
+ * signal does not cut it short.
+ */
+export function runUntilSignal(
+  name: string,
+  running: DrainingServer | undefined,
+  exitCode: number,
+  shutdown: DrainTimes = drainTimesOf({ shutdownGrace: 0, shutdownTimeout: 0 }),
+): void {
   if (!running) process.exit(exitCode);
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.once(signal, () => {
-      process.stdout.write(`${name}: ${signal}, shutting down\n`);
-      void running.close().then(() => process.exit(0));
+  onShutdownSignal((signal) => {
+    process.stdout.write(`${name}: ${signal}, draining (a second signal does not cut it short)\n`);
+    // Ctrl-C is a person at a terminal, not a load balancer: idle connections (a browser's) are closed at once.
+    const times = signal === "SIGINT" ? { ...shutdown, graceMs: 0 } : shutdown;
+    void running.drain(times).then(() => {
+      process.stdout.write(`${name}: stopped, no connection left\n`);
+      process.exit(0);
     });
-  }
+  });
 }

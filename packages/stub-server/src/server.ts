@@ -1,6 +1,7 @@
 /** Listens: the stub app on a port, with a clean close for shutdown. */
 
 import type { Server } from "node:http";
+import { createLogger } from "@compute-api/contract/http";
 import { listen } from "@compute-api/server";
 import { createApp, type StubOptions } from "./app.js";
 
@@ -19,17 +20,28 @@ export interface RunningStub {
   url: string;
   /** Stops accepting connections, lets requests in flight finish (at most `graceMs`), then resolves. */
   close(graceMs?: number): Promise<void>;
+  /**
+   * The drain a load balancer can follow, as the gateway's: `/readyz` answers 503, answers close their connection,
+   * idle connections close after `graceMs`, requests still running at `timeoutMs` are cut; then it resolves.
+   */
+  drain(options: { graceMs: number; timeoutMs: number }): Promise<void>;
 }
 
 /** Builds the app (compiling every validator) and listens; rejects if the address is taken. */
 export async function startServer(options: ServerOptions = {}): Promise<RunningStub> {
-  const stub = await createApp(options);
+  const logger = options.logger ?? createLogger({ level: "silent" });
+  const stub = await createApp({ ...options, logger });
   const listening = await listen(stub.app, { port: options.port ?? 4010, host: options.host ?? "127.0.0.1" });
   return {
     server: listening.server,
     url: listening.url,
     close: async (graceMs) => {
       await listening.close(graceMs);
+      await stub.close();
+    },
+    drain: async ({ graceMs, timeoutMs }) => {
+      stub.drain();
+      await listening.drain({ graceMs, timeoutMs, logger });
       await stub.close();
     },
   };

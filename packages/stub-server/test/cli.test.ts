@@ -180,7 +180,7 @@ describe.concurrent("the compute-stub bin", () => {
     child.kill("SIGTERM");
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
-    expect(out).toContain("SIGTERM, shutting down");
+    expect(out).toContain("SIGTERM, draining");
   });
 
   it("exits with 2 on a bad flag", async () => {
