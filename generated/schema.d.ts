@@ -72,6 +72,9 @@ export interface paths {
          *     or `type:virtualMachine`, case-insensitive) narrows the search to one resource type; a query may carry at
          *     most one such term, and an unknown type is answered with 400. Every other term must match the resource
          *     (all terms must match). A query with no term at all (only white space) is answered with 400.
+         *     A query may hold at most 8 terms besides its `type:` term, each counted as written (a term repeated counts
+         *     each time); a query with more is answered with 400 naming `query`, reason `too-many-terms`. The limit bounds
+         *     what one search may cost the service, whatever a client sends: 256 characters would allow 128 one-letter terms.
          *
          *     **Matching.** A term matches a resource when it equals, starts, or occurs in one of the resource's string
          *     fields, ignoring case. The fields searched are the resource's id and name (`displayName` of a billing
@@ -1170,7 +1173,7 @@ export interface components {
          */
         ClusterMachineId: components["schemas"]["ResourceId"];
         /**
-         * @description What to search for: 1 to 256 printable characters (no control characters), terms separated by spaces. A term `type:<resourceType>` narrows the search to one resource type. Reserved characters such as `:` may be sent unencoded.
+         * @description What to search for: 1 to 256 printable characters (no control characters), terms separated by spaces. A term `type:<resourceType>` narrows the search to one resource type; at most 8 other terms. Reserved characters such as `:` may be sent unencoded.
          * @example train type:cluster
          */
         SearchQuery: string;
@@ -1272,7 +1275,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description What to search for: 1 to 256 printable characters (no control characters), terms separated by spaces. A term `type:<resourceType>` narrows the search to one resource type. Reserved characters such as `:` may be sent unencoded.
+                 * @description What to search for: 1 to 256 printable characters (no control characters), terms separated by spaces. A term `type:<resourceType>` narrows the search to one resource type; at most 8 other terms. Reserved characters such as `:` may be sent unencoded.
                  * @example train type:cluster
                  */
                 query: components["parameters"]["SearchQuery"];

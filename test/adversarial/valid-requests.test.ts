@@ -118,7 +118,7 @@ describe.each<TargetName>(["stub", "gateway"])("schema-valid requests, %s", (tar
     );
   });
 
-  it("searchResources: 200 with only what the user may access, best first; 400 only for no terms, an unknown or a repeated type: term", async () => {
+  it("searchResources: 200 with only what the user may access, best first; 400 only for no terms, an unknown or a repeated type: term, more than 8 other terms", async () => {
     await checkProperty(
       file,
       searchCases,

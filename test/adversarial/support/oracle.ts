@@ -26,6 +26,9 @@ const totalsOutOfRange = "range";
 const noTerms = "terms-required";
 const typeRepeated = "type-repeated";
 const typeUnknown = "type-unknown";
+const tooManyTerms = "too-many-terms";
+/** The most terms a query may hold besides its `type:` term (the operation's description). */
+const maxTerms = 8;
 
 const user = fc.constantFrom(...facts.users);
 const resourceId = requests.arbitraries.forPointer("#/components/schemas/ResourceId") as fc.Arbitrary<string>;
@@ -118,8 +121,17 @@ const word = fc.oneof(
   { arbitrary: typeTerm, weight: 2 },
   { arbitrary: searchQuery, weight: 1 },
 );
+// Mostly one or two words; sometimes 7 to 10 words of the data and perhaps a `type:` term, around the limit of 8
+// terms besides it.
+const manyWords = fc
+  .tuple(fc.array(fc.constantFrom(...facts.words), { minLength: 7, maxLength: 10 }), fc.option(typeTerm))
+  .map(([words, type]) => (type === null ? words : [...words, type]));
+const wordLists = fc.oneof(
+  { arbitrary: fc.array(word, { minLength: 0, maxLength: 2 }), weight: 4 },
+  { arbitrary: manyWords, weight: 1 },
+);
 const composed = fc
-  .tuple(fc.array(word, { minLength: 0, maxLength: 2 }), fc.constantFrom(" ", "  ", "\u00a0", " \u2003"))
+  .tuple(wordLists, fc.constantFrom(" ", "  ", "\u00a0", " \u2003"))
   .map(([words, gap]) => words.join(gap) || gap);
 export const searchCases = fc.record({
   user,
@@ -238,7 +250,9 @@ export function searchProblems(u: UserId, input: RequestInput, outcome: Outcome)
         ? typeRepeated
         : types.length === 1 && !resourceTypes.some((t) => t.toLowerCase() === types[0])
           ? typeUnknown
-          : undefined;
+          : words.length - types.length > maxTerms
+            ? tooManyTerms
+            : undefined;
   if (rule && outcome.status !== 400) problems.push(`status ${outcome.status}, expected 400 ${rule}`);
   if (!rule && outcome.status !== 200) problems.push(`status ${outcome.status}, expected 200`);
   if (outcome.status === 400)

@@ -111,6 +111,8 @@ export const calls: Call[] = [
   search("no terms", "alice", "   "),
   search("an unknown type", "alice", "type:planet"),
   search("two types", "alice", "type:disk type:image"),
+  search("8 terms and a type, the most a query may hold", "alice", "type:cluster a a a a a a a train"),
+  search("9 terms", "alice", "type:cluster a b c d e f g h train"),
   search("nothing", "alice", "zz-nothing"),
 ];
 

@@ -1,6 +1,7 @@
 /**
  * Search queries drawn from a data set's own values, for the differential tests: whole values, prefixes,
- * substrings, changed case, two terms, type filters, and the terms that trip SQL up (`%`, `_`, `\`, Unicode).
+ * substrings, changed case, two to eight terms, type filters, the terms that trip SQL up (`%`, `_`, `\`, Unicode),
+ * and queries at the limit of 8 terms and past it.
  */
 import { resourceTypes } from "@compute-api/server";
 import type { Fixtures } from "@compute-api/stub-server";
@@ -34,6 +35,13 @@ export const awkwardQueries = [
   "TRAIN",
   "Alpha BETA",
   "alpha alpha",
+  "alpha alpha beta alpha",
+  // The most a query may hold (8 terms besides its type: term), and one more: the same 400 from both.
+  "a e i o u - 1 0",
+  "a a a a a a a a",
+  "type:cluster a e i o u - 1 0",
+  "a e i o u - 1 0 s",
+  "type:disk a a a a a a a a a",
   "ß",
   "straße",
   "STRASSE",
@@ -107,7 +115,13 @@ export function queriesFor(fixtures: Fixtures, count: number, seed = 1): string[
     () => `${word()} ${slice(word())}`,
     () => `${slice(word())} type:${pick(types)}`,
     () => `type:${pick(types)}`,
-    () => pick(values).slice(0, 256),
+    // A whole value, cut to the 8 terms a query may hold.
+    () => {
+      const value = pick(values).slice(0, 256);
+      const words = value.split(/\s+/u).filter(Boolean);
+      return words.length <= 8 ? value : words.slice(0, 8).join(" ");
+    },
+    () => Array.from({ length: 3 + Math.floor(next() * 6) }, () => slice(word())).join(" "),
   ];
   const queries: string[] = [];
   for (let i = 0; i < count; i++) queries.push(pick(makers)());

@@ -1,5 +1,6 @@
 /**
- * Reads a search query: terms split at white space, at most one `type:<resourceType>` term.
+ * Reads a search query: terms split at white space, at most one `type:<resourceType>` term and at most
+ * `maxSearchTerms` others.
  * @see openapi/paths/v1_resources_search.yaml
  */
 import { invalidRequest } from "@compute-api/contract";
@@ -23,7 +24,17 @@ export interface SearchQuery {
 
 const typePrefix = "type:";
 
-/** Parses a query; throws a 400 naming `query` for no terms, an unknown type or more than one type term. */
+/**
+ * The most terms a query may hold besides its `type:` term, each counted as written (a repeated term each time):
+ * what one search may cost is bounded by it. Counted as written, not as distinct lowercased terms, so that a
+ * client counts them without lowercasing as the server does.
+ */
+export const maxSearchTerms = 8;
+
+/**
+ * Parses a query; throws a 400 naming `query` for no terms, more than one type term, an unknown type or more than
+ * `maxSearchTerms` other terms.
+ */
 export function parseSearchQuery(query: string): SearchQuery {
   const words = query.split(/\s+/u).filter((w) => w !== "");
   const violation = (description: string, reason: string) => invalidRequest([{ field: "query", description, reason }]);
@@ -42,6 +53,12 @@ export function parseSearchQuery(query: string): SearchQuery {
     throw violation(
       `names an unknown resource type; use one of ${[...resourceTypes.values()].join(", ")}`,
       "type-unknown",
+    );
+  }
+  if (terms.length > maxSearchTerms) {
+    throw violation(
+      `holds ${terms.length} terms besides its \`type:\` term; at most ${maxSearchTerms} are allowed`,
+      "too-many-terms",
     );
   }
   return { terms, type };

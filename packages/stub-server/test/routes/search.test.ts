@@ -74,11 +74,19 @@ describe("searchResources", () => {
     ["an unknown type", "type:server", "type-unknown"],
     ["two type terms", "type:disk%20type:volume", "type-repeated"],
     ["no term", "%20%20", "terms-required"],
+    ["9 terms", "a%20b%20c%20d%20e%20f%20g%20h%20i", "too-many-terms"],
+    ["9 terms beside a type term", "type:disk+a+a+a+a+a+a+a+a+a", "too-many-terms"],
     ["a control character", "train%09gpu", "pattern"],
     ["over 256 characters", "a".repeat(257), "maxLength"],
   ])("answers 400 naming query for %s", async (_name, query, reason) => {
     const body = await expectError(await stub.call(`/v1/resources/search?query=${query}`), 400);
     expect(violations(body)).toMatchObject([{ field: "query", reason }]);
+  });
+
+  it("answers 8 terms besides a type term", async () => {
+    expect(await search("type:cluster+a+a+a+a+a+a+a+train")).toMatchObject([
+      { resourceName: "projects/proj-alpha/clusters/cl-train-01" },
+    ]);
   });
 
   it("returns at most 100 results, in order", async () => {
