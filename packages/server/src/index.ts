@@ -6,6 +6,9 @@
 export {
   ApiError,
   alreadyExists,
+  catalogueError,
+  deadlineExceeded,
+  dependencyUnavailable,
   type ErrorBody,
   type FieldViolation,
   internalError,
@@ -30,6 +33,7 @@ export {
 } from "./create-compute-server.js";
 export { errorHandler, notFound as notFoundHandler } from "./error-handlers.js";
 export { type Listening, type ListenOptions, listen } from "./listen.js";
+export { defaultHandlerTimeoutMs, RequestAborted } from "./request-deadline.js";
 export { apiKeyPrefix, hashApiKey, newApiKey } from "./rules/api-keys.js";
 export { type ClusterTotals, clusterTotals } from "./rules/cluster-totals.js";
 export {
