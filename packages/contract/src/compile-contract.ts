@@ -4,8 +4,9 @@
  * compiled once (`compile-operation.ts`); a request is checked in express-openapi-validator's order
  * (`check-request.ts`) and a response against the schema of its status (`check-response.ts`).
  *
- * The stub server validates with express-openapi-validator and the gateway with this contract; both name
- * problems with the catalogue (`error-catalogue.ts`) and one mapper, and a differential test keeps them alike.
+ * Servers of @compute-api/server (the stub, the Postgres example) validate with express-openapi-validator and the
+ * gateway with this contract; both name problems with the catalogue (`error-catalogue.ts`) and one mapper, and a
+ * differential test keeps them alike.
  * @see https://spec.openapis.org/oas/v3.1.0#operation-object
  */
 import type { ApiError, FieldViolation } from "./api-error.js";

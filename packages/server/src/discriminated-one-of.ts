@@ -1,5 +1,5 @@
 /**
- * The stub's copy of the document for express-openapi-validator, with each `oneOf` that has a discriminator
+ * The copy of the document a compute server gives express-openapi-validator, with each `oneOf` that has a discriminator
  * checked by its tag first. The validator checks a `oneOf` branch by branch and, with `allErrors`, each branch to
  * its end: a search result was held to all nine result types, eight of which fail, with their errors built and
  * dropped. Its `discriminator` option is for requests only (5.6), so the document says it instead: a branch

@@ -1,6 +1,6 @@
 /**
- * The warm-up of the stub's validator: express-openapi-validator compiles its schemas lazily, at the first request
- * of each operation, so one example request per operation is sent through it before the app takes traffic.
+ * The warm-up of a compute server's validator: express-openapi-validator compiles its schemas lazily, at the first
+ * request of each operation, so one example request per operation is sent through it before the app takes traffic.
  */
 import type { Server } from "node:http";
 import { deref, type OpenApiDocument, parseQueryString, specOperations } from "@compute-api/contract";

@@ -9,7 +9,7 @@ export function newApiKey(): string {
   return apiKeyPrefix + randomBytes(32).toString("base64url");
 }
 
-/** The SHA-256 of a key in lowercase hex: the only form in which the stub keeps a key. */
+/** The SHA-256 of a key in lowercase hex: the only form in which an implementation keeps a key. */
 export function hashApiKey(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");
 }

@@ -1,7 +1,7 @@
 /**
  * The totals of a cluster, derived from its machines. `totalMachinePriceHr` is the exact sum of the machines'
- * `priceHr` (machines without a price count as 0); `totalPriceHr`, the price of the whole cluster, equals it,
- * because the stub charges nothing for a cluster beyond its machines.
+ * `priceHr` (machines without a price count as 0); `totalPriceHr`, the price of the whole cluster, equals it:
+ * the spec charges nothing for a cluster beyond its machines.
  * @see openapi/components/schemas/Cluster.yaml
  */
 import { sumDecimals } from "@compute-api/decimal";

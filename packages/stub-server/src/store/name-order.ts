@@ -19,8 +19,8 @@ const beyondLatin1 = /[\u0100-\uffff]/;
  * have in cache; a comparator sort reads two names per comparison, some twenty comparisons per name.
  */
 export function nameOrder(names: readonly string[]): Int32Array {
-  // Without surrogates code unit order is code point order. With them the comparator sort of before is kept: on
-  // lone surrogates compareCodePoints is no total order, so only the same sort gives the same order.
+  // Without surrogates code unit order is code point order. With them a comparator sort by compareCodePoints is
+  // used: on lone surrogates compareCodePoints is no total order, so only that sort gives the reference's order.
   if (names.some((name) => surrogate.test(name))) {
     const order = Array.from(names, (_, i) => i);
     return Int32Array.from(order.sort((a, b) => compareCodePoints(names[a] as string, names[b] as string)));
