@@ -4,14 +4,8 @@ import type { Server } from "node:http";
 import { createLogger, drainable, type Logger, onShutdownSignal } from "@compute-api/contract/http";
 import { createGateway } from "./app.js";
 import { type CliConfig, exitCodeOf, parseCommandLine } from "./cli.js";
-import {
-  announceFailure,
-  announceReady,
-  boundPortVariable,
-  clusterMetrics,
-  receiveConnections,
-  runPrimary,
-} from "./cluster.js";
+import { announceFailure, announceReady, boundPortVariable, receiveConnections, runPrimary } from "./cluster.js";
+import { clusterMetrics } from "./cluster-metrics.js";
 
 /**
  * Builds a gateway from the configuration and listens; on SIGTERM or SIGINT it drains (the contract's drain: a
