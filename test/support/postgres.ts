@@ -5,28 +5,19 @@
  * (`describe.skipIf(skipWithoutPostgres())`), except under CI, where startPostgres fails with how to get it.
  *
  * PostgreSQL refuses to run as root: a root test process runs initdb and postgres as the `postgres` system user
- * (Debian's package creates it) through util-linux's setpriv, else runuser, and gives that user the directory.
+ * (Debian's package creates it) through util-linux's setpriv, else runuser, and gives that user the directory. A
+ * suite may stop the server (fast or immediate) and start it again on the same data and port (postgres-process.ts).
  */
-import { execFile, spawn, spawnSync } from "node:child_process";
-import {
-  accessSync,
-  chownSync,
-  closeSync,
-  constants,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { execFile, spawnSync } from "node:child_process";
+import { accessSync, chownSync, constants, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { Client } from "pg";
-import { childrenOf, freePort, isRunning } from "./processes.js";
+import { connectWhenReady, type PostgresProcess, readText, runPostgres, type StopMode } from "./postgres-process.js";
+import { freePort } from "./processes.js";
 import { findProgram, postgresProgram, requireProgram, skipWithout } from "./system.js";
+
+export type { StopMode } from "./postgres-process.js";
 
 /** A running PostgreSQL server started by startPostgres. */
 export interface Postgres {
@@ -42,6 +33,13 @@ export interface Postgres {
   pids(): number[];
   /** The server's log (stderr): startup, errors, shutdown. */
   log(): string;
+  /**
+   * Stops the server, keeping its data: `fast` (default; pg_ctl -m fast: transactions rolled back, clients cut
+   * off) or `immediate` (pg_ctl -m immediate: every process ends at once, as a crash). Resolves once none is left.
+   */
+  stop(mode?: StopMode): Promise<void>;
+  /** Starts the stopped server again, on the same data and port; resolves once it accepts connections. */
+  start(): Promise<void>;
   /** Fast shutdown (SIGINT: clients cut off), SIGKILL after a bound; then, every process gone, removes dir. */
   close(): Promise<void>;
 }
@@ -59,24 +57,9 @@ export function skipWithoutPostgres(): boolean {
 /** The database startPostgres creates, and the name of the cluster's superuser. */
 const databaseName = "test";
 const superuser = "postgres";
-/** How long initdb, and the server's start, may take; and a fast shutdown before the server is killed. */
+/** How long initdb, and the server's start, may take. */
 const initBound = 60_000;
 const startBound = 20_000;
-const stopBound = 10_000;
-
-/**
- * A shell that ends the server's process group ($1) and removes its directory ($2) when its stdin reaches end of
- * file, which happens however the test process ends, SIGKILL included; told "exited" first, it just exits. SIGQUIT is
- * PostgreSQL's immediate shutdown, which ends the backends too (they are in process groups of their own) and frees
- * the shared memory; SIGKILL follows if the process started is still alive (not a zombie: /proc) 5 s later.
- */
-const watchdogScript = [
-  'while read -r line; do [ "$line" = exited ] && exit 0; done',
-  'alive() { [ -r "/proc/$1/stat" ] && ! grep -q ") [ZX] " "/proc/$1/stat" 2>/dev/null; }',
-  'kill -QUIT "-$1" 2>/dev/null',
-  'i=0; while alive "$1" && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done',
-  'kill -KILL "-$1" 2>/dev/null; rm -rf "$2"',
-].join("\n");
 
 /**
  * Starts a PostgreSQL server of its own and creates an empty database in it. Resolves once that database accepts
@@ -178,9 +161,6 @@ async function runInitdb(user: RunAs | undefined, initdb: string, data: string):
 async function startOnce(user: RunAs | undefined, executable: string, dir: string, data: string): Promise<Postgres> {
   const port = await freePort();
   const logPath = join(dir, "postgres.log");
-  // The server writes its log straight into the file, so the log stays whole however this process ends.
-  const logFd = openSync(logPath, "w");
-  if (user) chownSync(logPath, user.uid, user.gid);
   const settings = {
     listen_addresses: "127.0.0.1",
     unix_socket_directories: dir,
@@ -192,58 +172,27 @@ async function startOnce(user: RunAs | undefined, executable: string, dir: strin
     dynamic_shared_memory_type: "mmap",
   };
   const args = ["-D", data, "-p", String(port), ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`])];
-  // Its own process group, which the watchdog and a last SIGKILL address (with runuser, that is in it too).
-  const child = spawn(...commandLine(user, executable, args), { stdio: ["ignore", logFd, logFd], detached: true });
-  closeSync(logFd);
-  const pid = child.pid;
-  const exited = new Promise<string>((resolve) => {
-    child.once("exit", (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`));
-    child.once("error", (error) => resolve(error.message));
-  });
-  if (pid === undefined) throw new Error(`postgres (${executable}) did not start: ${await exited}`);
-  let running = true;
-  // Detached too, so the terminal's Ctrl-C, which ends the test process, leaves it to clean up after it.
-  const watchdog = spawn("sh", ["-c", watchdogScript, "postgres-watchdog", String(pid), dir], {
-    stdio: ["pipe", "ignore", "ignore"],
-    detached: true,
-  });
-  watchdog.on("error", () => undefined);
-  void exited.then(() => {
-    running = false;
-    watchdog.stdin?.end("exited\n");
-  });
-
+  const command = commandLine(user, executable, args);
   const log = () => readText(logPath);
-  const pids = () => (running ? descendants(pid) : []);
-  let stopping: Promise<void> | undefined;
-  /** Fast shutdown, SIGKILL after stopBound; resolves once none of the server's processes is left. */
-  const stop = () =>
-    (stopping ??= (async () => {
-      const seen = pids();
-      if (running) {
-        // The postmaster: the process started, or runuser's child; its pid file names it.
-        const postmaster = Number(readText(join(data, "postmaster.pid")).split("\n")[0]) || pid;
-        signal(postmaster, "SIGINT");
-        const timer = setTimeout(() => signal(-pid, "SIGKILL"), stopBound);
-        await exited;
-        clearTimeout(timer);
-      }
-      // The postmaster waits for its children before it exits; after a SIGKILL they notice it is gone and follow.
-      for (const deadline = Date.now() + stopBound; Date.now() < deadline && seen.some(isRunning); ) await sleep(20);
-    })());
+  const adminUrl = `postgres://${superuser}@127.0.0.1:${port}/postgres`;
+  let server: PostgresProcess;
+  /** Runs the server; resolves with a client of it once it accepts connections, or fails with its log's end. */
+  const run = async (append: boolean) => {
+    server = runPostgres({ command, dir, data, logPath, append, owner: user });
+    try {
+      return await connectWhenReady(adminUrl, server.exited, startBound);
+    } catch (error) {
+      await server.stop("fast");
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`postgres on 127.0.0.1:${port} ${reason}; the end of its log:\n${tail(log(), 20)}`);
+    }
+  };
 
-  let client: Client;
-  try {
-    client = await connectWhenReady(`postgres://${superuser}@127.0.0.1:${port}/postgres`, exited);
-  } catch (error) {
-    await stop();
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`postgres on 127.0.0.1:${port} ${reason}; the end of its log:\n${tail(log(), 20)}`);
-  }
+  const client = await run(false);
   try {
     await client.query(`CREATE DATABASE ${databaseName}`);
   } catch (error) {
-    await stop();
+    await server!.stop("fast");
     throw error;
   } finally {
     await client.end().catch(() => undefined);
@@ -254,41 +203,18 @@ async function startOnce(user: RunAs | undefined, executable: string, dir: strin
     port,
     database: databaseName,
     dir,
-    pids,
+    pids: () => server.pids(),
     log,
+    stop: (mode = "fast") => server.stop(mode),
+    start: async () => {
+      if (server.pids().length > 0) throw new Error("start(): the server is running; stop() it first");
+      await (await run(true)).end();
+    },
     close: async () => {
-      await stop();
+      await server.stop("fast");
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** A client connected to `url` once the server accepts connections; fails when it has `exited` or after startBound. */
-async function connectWhenReady(url: string, exited: Promise<string>): Promise<Client> {
-  let ended: string | undefined;
-  void exited.then((how) => (ended = how));
-  let last = "";
-  for (const deadline = Date.now() + startBound; ; ) {
-    if (ended !== undefined) throw new Error(`exited (${ended}) before accepting connections`);
-    if (Date.now() > deadline) throw new Error(`did not accept connections within ${startBound} ms (${last})`);
-    const client = new Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
-    client.on("error", () => undefined);
-    try {
-      await client.connect();
-      return client;
-    } catch (error) {
-      // Refused before it listens; "the database system is starting up" until it has recovered.
-      last = error instanceof Error ? error.message : String(error);
-      await client.end().catch(() => undefined);
-    }
-    await sleep(50);
-  }
-}
-
-/** `pid` and its descendants that are alive (PostgreSQL's backends are in process groups of their own). */
-function descendants(pid: number): number[] {
-  if (!isRunning(pid)) return [];
-  return [pid, ...childrenOf(pid).flatMap(descendants)];
 }
 
 /** The executable `name` beside `executable`, or beside what it links to (/usr/local/bin/postgres → …/15/bin). */
@@ -317,24 +243,7 @@ function executableIn(dirs: string[], name: string): string | undefined {
   return undefined;
 }
 
-/** Sends `name` to `pid` (a group when negative), if it still exists. */
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // gone already
-  }
-}
-
 /** The last `lines` lines of `text`. */
 function tail(text: string, lines: number): string {
   return text.trimEnd().split("\n").slice(-lines).join("\n");
-}
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
 }

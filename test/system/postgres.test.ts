@@ -1,4 +1,7 @@
-/** A real PostgreSQL server (test/support/postgres.ts): its own cluster on a free port, many clients, a clean close. */
+/**
+ * A real PostgreSQL server (test/support/postgres.ts): its own cluster on a free port, many clients, stopped and
+ * started again, a clean close.
+ */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -102,6 +105,25 @@ describe.skipIf(skipWithoutPostgres())("PostgreSQL from the system", () => {
     } finally {
       await client.end();
     }
+  });
+
+  it("stop() (fast, then immediate) and start() again: the same port and data, every process of a stopped server gone", async () => {
+    const client = await connect(postgres.url);
+    await client.query("CREATE TABLE survives (id int)");
+    await client.query("INSERT INTO survives VALUES (1)");
+    await client.end();
+    for (const mode of ["fast", "immediate"] as const) {
+      const pids = postgres.pids();
+      await postgres.stop(mode);
+      expect(pids.filter(isRunning)).toEqual([]);
+      expect(postgres.pids()).toEqual([]);
+      await expect(connect(postgres.url)).rejects.toThrow();
+      await postgres.start();
+      const again = await connect(postgres.url);
+      expect((await again.query("SELECT id FROM survives")).rows).toEqual([{ id: 1 }]);
+      await again.end();
+    }
+    expect(postgres.log()).toMatch(/database system was interrupted|automatic recovery|not properly shut down/);
   });
 
   it("close() cuts off its clients, ends every one of its processes and removes its directory", async () => {
