@@ -25,10 +25,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packInto, withDependencies, workspacePackages } from "../../scripts/pack.js";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const workspaces = ["spec", "decimal", "contract", "client", "server", "stub-server", "gateway", "conformance"];
+/** Every package that is published: each folder of packages/ whose package.json is not private. */
+const workspaces = [...workspacePackages().values()].map((p) => p.dir.slice("packages/".length));
 const lifecycle = ["preinstall", "install", "postinstall", "prepare", "prepublish", "preprepare", "postprepare"];
 
 interface Packed {
@@ -118,31 +120,30 @@ function start(args: string[], until: RegExp): Promise<string> {
   });
 }
 
-beforeAll(async () => {
-  const tarballDir = join(consumer, "tarballs");
-  mkdirSync(tarballDir, { recursive: true });
-  const { stdout } = await run(
-    "npm",
-    ["pack", "--json", "--pack-destination", tarballDir, ...workspaces.flatMap((w) => ["-w", `packages/${w}`])],
-    { cwd: root },
-  );
-  packed = await Promise.all(
-    (JSON.parse(stdout) as Packed[]).map(async (p) => ({
-      ...p,
-      manifest: await manifestOf(join(tarballDir, p.filename)),
-    })),
+/**
+ * Installs tarballs into an empty project at `dir` with `npm ci --offline`, as a user who packed them with
+ * `npm run pack` would install them; resolves what was installed, each with its manifest and file list.
+ */
+async function installTarballs(dir: string, names: readonly string[]): Promise<(Packed & { manifest: Manifest })[]> {
+  const tarballDir = join(dir, "tarballs");
+  const tarballs = await packInto(withDependencies(names), tarballDir);
+  const installed = await Promise.all(
+    tarballs.map(async ({ file, files }) => {
+      const manifest = await manifestOf(file);
+      return { name: manifest.name, filename: file.slice(tarballDir.length + 1), files, manifest };
+    }),
   );
 
   const dependencies: Record<string, string> = {};
-  const tarballs: Record<string, LockEntry> = {};
-  for (const { filename, manifest } of packed) {
+  const locked: Record<string, LockEntry> = {};
+  for (const { filename, manifest } of installed) {
     const spec = `file:tarballs/${filename}`;
     dependencies[manifest.name] = spec;
     const integrity = `sha512-${createHash("sha512")
       .update(readFileSync(join(tarballDir, filename)))
       .digest("base64")}`;
     const { name: _name, version, license, dependencies: deps, bin, engines } = manifest;
-    tarballs[`node_modules/${manifest.name}`] = {
+    locked[`node_modules/${manifest.name}`] = {
       version,
       resolved: spec,
       integrity,
@@ -155,14 +156,19 @@ beforeAll(async () => {
   const typesNode = createRequire(import.meta.url)("@types/node/package.json") as { version: string };
   const devDependencies = { "@types/node": typesNode.version };
   writeFileSync(
-    join(consumer, "package.json"),
+    join(dir, "package.json"),
     JSON.stringify({ name: "consumer", private: true, type: "module", dependencies, devDependencies }, null, 2),
   );
   writeFileSync(
-    join(consumer, "package-lock.json"),
-    JSON.stringify(consumerLock(dependencies, tarballs, devDependencies), null, 2),
+    join(dir, "package-lock.json"),
+    JSON.stringify(consumerLock(dependencies, locked, devDependencies), null, 2),
   );
-  await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: consumer });
+  await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir });
+  return installed;
+}
+
+beforeAll(async () => {
+  packed = await installTarballs(consumer, workspaces);
 }, 180_000);
 
 /** Whether any process of the group led by `pid` is still running. */
@@ -243,10 +249,35 @@ describe("the tarballs", () => {
   });
 });
 
+describe("npm run pack", () => {
+  it("packs a package with exactly the packages it needs: the client alone installs and loads", async () => {
+    const alone = join(scratch, "client-alone");
+    mkdirSync(alone, { recursive: true });
+    const installed = await installTarballs(alone, ["client"]);
+    expect(installed.map((p) => p.name)).toEqual(["@compute-api/decimal", "@compute-api/client"]);
+    const { stdout } = await run(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        'const c = await import("@compute-api/client"); console.log(typeof c.createComputeClient)',
+      ],
+      { cwd: alone },
+    );
+    expect(stdout.trim()).toBe("function");
+  }, 120_000);
+
+  it("refuses a name that is no package, naming the ones there are", async () => {
+    const failure = await run("npx", ["tsx", "scripts/pack.ts", "clinet"], { cwd: root }).catch((e) => e);
+    expect(failure.code).toBe(2);
+    expect(failure.stderr).toMatch(/no package "clinet"; one of .*client/);
+  });
+});
+
 describe("installed from the tarballs into an empty project", () => {
   it("npx compute-stub --port 0 starts and answers a search with the key it printed; compute-gateway forwards it; compute-conformance passes it", async () => {
     const output = await start(
-      ["compute-stub", "--port", "0", "--log-level", "silent"],
+      ["compute-stub", "--port", "0", "--log-level", "silent", "--shutdown-grace", "500"],
       /listening on (\S+)[\s\S]*\n {2}(cak_\S+)/,
     );
     const [, url, key] = /listening on (\S+)[\s\S]*\n {2}(cak_\S+)/.exec(output)!;
