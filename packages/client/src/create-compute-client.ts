@@ -9,8 +9,12 @@ import type { paths } from "./schema.js";
 export interface ComputeClientOptions {
   /** Where the service is, such as `https://api.example.com` (the spec's paths start with `/v1`). */
   baseUrl: string;
-  /** The API key, or a function returning the current one; it is asked for once per request. */
-  apiKey: ApiKey;
+  /**
+   * The API key, or a function returning the current one; a function is asked once per request. `undefined` is
+   * allowed by the type so that an environment variable can be passed as it is: a missing or invalid key is
+   * refused at creation with a TypeError, and a function's result on each request, before anything is sent.
+   */
+  apiKey: ApiKey | undefined;
   /** The fetch to use instead of `globalThis.fetch` (tests inject one; so can a proxy or a tracer). */
   fetch?: (input: Request) => Promise<Response>;
   /** Headers sent with every request; `Authorization` is always the API key's. */

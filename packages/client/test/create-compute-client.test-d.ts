@@ -96,5 +96,12 @@ describe("createComputeClient types", () => {
     });
     // @ts-expect-error the API key is required
     createComputeClient({ baseUrl: "https://compute.example" });
+    // @ts-expect-error a number is not a key
+    createComputeClient({ baseUrl: "https://compute.example", apiKey: 42 });
+  });
+
+  test("an environment variable can be passed as the key as it is; a missing one is refused at run time", () => {
+    expectTypeOf(process.env.COMPUTE_API_KEY).toEqualTypeOf<string | undefined>();
+    createComputeClient({ baseUrl: "https://compute.example", apiKey: process.env.COMPUTE_API_KEY });
   });
 });
