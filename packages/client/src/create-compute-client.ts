@@ -1,5 +1,6 @@
 import type { Client, ClientOptions, ClientPathsWithMethod, FetchResponse, MaybeOptionalInit } from "openapi-fetch";
 import createClient from "openapi-fetch";
+import { checkedBaseUrl } from "./base-url.js";
 import { type ApiKey, auth } from "./middleware/auth.js";
 import { type RetryOptions, retry } from "./middleware/retry.js";
 import { timeout } from "./middleware/timeout.js";
@@ -7,7 +8,10 @@ import type { paths } from "./schema.js";
 
 /** Options of {@link createComputeClient}. */
 export interface ComputeClientOptions {
-  /** Where the service is, such as `https://api.example.com` (the spec's paths start with `/v1`). */
+  /**
+   * Where the service is: its origin, such as `https://api.example.com`, without `/v1` (the spec's paths start with
+   * it). Anything but an http(s) URL, and a URL ending in `/v1`, is refused at creation.
+   */
   baseUrl: string;
   /**
    * The API key, or a function returning the current one; a function is asked once per request. `undefined` is
@@ -43,10 +47,15 @@ export type ComputeClient = Omit<Client<paths>, Uppercase<Method>> & { [M in Met
 /**
  * A client for the compute service: openapi-fetch over the generated `paths`, with the auth, timeout and retry
  * middleware registered in that order (so the retry middleware sees responses first).
+ * A bad `baseUrl`, `apiKey`, `timeoutMs` or `retry` is refused here, before any call.
  */
 export function createComputeClient(options: ComputeClientOptions): ComputeClient {
   const { baseUrl, apiKey, fetch, headers, timeoutMs = 30_000, retry: retryOptions = {} } = options;
-  const client = createClient<paths>({ baseUrl, ...(fetch && { fetch }), ...(headers && { headers }) });
+  const client = createClient<paths>({
+    baseUrl: checkedBaseUrl(baseUrl),
+    ...(fetch && { fetch }),
+    ...(headers && { headers }),
+  });
   client.use(auth(apiKey));
   if (timeoutMs !== 0) client.use(timeout(timeoutMs));
   if (retryOptions !== false) client.use(retry(retryOptions));
