@@ -2,6 +2,7 @@ import type { Client, ClientOptions, ClientPathsWithMethod, FetchResponse, Maybe
 import createClient from "openapi-fetch";
 import { checkedBaseUrl } from "./base-url.js";
 import { type ApiKey, auth } from "./middleware/auth.js";
+import { networkError } from "./middleware/network-error.js";
 import { type RetryOptions, retry } from "./middleware/retry.js";
 import { timeout } from "./middleware/timeout.js";
 import type { paths } from "./schema.js";
@@ -46,7 +47,7 @@ export type ComputeClient = Omit<Client<paths>, Uppercase<Method>> & { [M in Met
 
 /**
  * A client for the compute service: openapi-fetch over the generated `paths`, with the auth, timeout and retry
- * middleware registered in that order (so the retry middleware sees responses first).
+ * middleware registered in that order (so the retry middleware sees responses first), then the network error's.
  * A bad `baseUrl`, `apiKey`, `timeoutMs` or `retry` is refused here, before any call.
  */
 export function createComputeClient(options: ComputeClientOptions): ComputeClient {
@@ -59,5 +60,6 @@ export function createComputeClient(options: ComputeClientOptions): ComputeClien
   client.use(auth(apiKey));
   if (timeoutMs !== 0) client.use(timeout(timeoutMs));
   if (retryOptions !== false) client.use(retry(retryOptions));
+  client.use(networkError());
   return client as ComputeClient;
 }

@@ -7,6 +7,7 @@ export {
   parseDecimal,
 } from "@compute-api/decimal";
 export { ComputeApiError } from "./compute-api-error.js";
+export { ComputeNetworkError, type ComputeNetworkErrorInit } from "./compute-network-error.js";
 export { type ComputeClient, type ComputeClientOptions, createComputeClient } from "./create-compute-client.js";
 export { isBadRequestDetail, isErrorInfoDetail, isRetryInfoDetail } from "./error-details.js";
 export type { ApiKey } from "./middleware/auth.js";

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, test } from "vitest";
 import type { ApiKeyCreated, ClusterMachine, ErrorBody, SearchResourcesResponse, SearchResult } from "../src/index.js";
-import { createComputeClient } from "../src/index.js";
+import { ComputeNetworkError, createComputeClient } from "../src/index.js";
 
 const client = createComputeClient({ baseUrl: "https://compute.example", apiKey: "k" });
 const machine = { params: { path: { projectId: "proj-alpha", id: "cm-alpha-01" } } } as const;
@@ -103,5 +103,13 @@ describe("createComputeClient types", () => {
   test("an environment variable can be passed as the key as it is; a missing one is refused at run time", () => {
     expectTypeOf(process.env.COMPUTE_API_KEY).toEqualTypeOf<string | undefined>();
     createComputeClient({ baseUrl: "https://compute.example", apiKey: process.env.COMPUTE_API_KEY });
+  });
+
+  test("a network error is typed", () => {
+    const error = new ComputeNetworkError({ baseUrl: "https://compute.example", method: "GET", path: "/", cause: 1 });
+    expectTypeOf(error).toExtend<Error>();
+    expectTypeOf(error.baseUrl).toEqualTypeOf<string>();
+    expectTypeOf(error.code).toEqualTypeOf<string | undefined>();
+    expectTypeOf(error.cause).toEqualTypeOf<unknown>();
   });
 });

@@ -1,5 +1,6 @@
 import type { Middleware } from "openapi-fetch";
 import { errorDetailsOf, isRetryInfoDetail } from "../error-details.js";
+import { networkErrorOf } from "./network-error.js";
 
 /** How a GET answered with 429 or 503 is retried. */
 export interface RetryOptions {
@@ -43,8 +44,10 @@ export function retry(options: RetryOptions = {}): Middleware {
   }
 
   return {
-    async onResponse({ request, response, options: { fetch } }) {
+    async onResponse({ request, response, schemaPath, options }) {
       if (!RETRYABLE_METHODS.has(request.method)) return undefined;
+      // Called unbound, as openapi-fetch calls it: a browser's fetch throws when `this` is not the window.
+      const { fetch } = options;
       let current = response;
       for (let attempt = 2; attempt <= maxAttempts && RETRYABLE_STATUSES.has(current.status); attempt++) {
         const delay = await delayBeforeRetry(current, attempt - 1);
@@ -52,7 +55,10 @@ export function retry(options: RetryOptions = {}): Middleware {
         await current.body?.cancel();
         await sleep(delay, request.signal);
         // openapi-fetch hands middleware the fetch in use; a GET has no body, so its Request can be sent again.
-        current = await fetch(request);
+        // A rejection here does not reach onError, so it is turned into the same network error by hand.
+        current = await fetch(request).catch((error: unknown) => {
+          throw networkErrorOf(error, { request, schemaPath, options }) ?? error;
+        });
       }
       return current;
     },
