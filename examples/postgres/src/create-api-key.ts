@@ -14,17 +14,17 @@ export async function createApiKey(
   db: Queryable,
   user: Principal,
   apikeyId: string,
+  signal?: AbortSignal,
 ): Promise<ResponseBody<"createApiKey">> {
   if (!user.canCreateApiKeys) throw createApiKeysDenied();
   const key = newApiKey();
   const createTime = new Date().toISOString();
   try {
-    await db.query("INSERT INTO api_keys (user_id, key_id, sha256, create_time) VALUES ($1, $2, $3, $4)", [
-      user.id,
-      apikeyId,
-      hashApiKey(key),
-      createTime,
-    ]);
+    await db.query(
+      "INSERT INTO api_keys (user_id, key_id, sha256, create_time) VALUES ($1, $2, $3, $4)",
+      [user.id, apikeyId, hashApiKey(key), createTime],
+      signal ? { signal } : {},
+    );
   } catch (error) {
     if (sqlState(error) === uniqueViolation && violatedConstraint(error) === "api_keys_user_key_id")
       throw apiKeyExists(apikeyId);

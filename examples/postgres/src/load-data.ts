@@ -61,12 +61,17 @@ async function insertColumns(tx: Queryable, sql: string, columns: readonly (read
  * stub's loadFixtures checks a file); the tables' keys and references refuse a broken one, and nothing is loaded.
  */
 export async function loadData(db: Database, fixtures: () => Fixtures, now: Date = new Date()): Promise<LoadResult> {
-  const loaded = await db.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock($1)", [startupLockKey]);
-    if (await hasData(tx)) return false;
-    await insertAll(tx, structuredClone(fixtures()), now);
-    return true;
-  });
+  // Not bounded by statement_timeout or lock_timeout: a large data set takes long, and another process's start-up
+  // may hold the lock for as long.
+  const loaded = await db.transaction(
+    async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock($1)", [startupLockKey]);
+      if (await hasData(tx)) return false;
+      await insertAll(tx, structuredClone(fixtures()), now);
+      return true;
+    },
+    { bounded: false },
+  );
   // Fresh statistics, so that the planner knows the sizes of what was just loaded, and the visibility map set.
   if (loaded) await db.exec("VACUUM ANALYZE");
   const [row] = await db.query<{ count: number }>("SELECT count(*)::int AS count FROM search_entries");

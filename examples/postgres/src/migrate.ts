@@ -41,36 +41,41 @@ export function readMigrations(dir: URL = migrationsDir): Migration[] {
  * changed since (a migration is never edited once released: a new one is added).
  */
 export async function migrate(db: Database, migrations: Migration[] = readMigrations()): Promise<string[]> {
-  return db.transaction(async (tx) => {
-    // Released at commit or rollback; taken before anything, even creating the table that records migrations.
-    await tx.query("SELECT pg_advisory_xact_lock($1)", [startupLockKey]);
-    await tx.exec(
-      `CREATE TABLE IF NOT EXISTS schema_migrations (
+  // Not bounded by statement_timeout or lock_timeout: a migration may take long, and the lock waits for another
+  // process's start-up (migrations and loading) to end.
+  return db.transaction(
+    async (tx) => {
+      // Released at commit or rollback; taken before anything, even creating the table that records migrations.
+      await tx.query("SELECT pg_advisory_xact_lock($1)", [startupLockKey]);
+      await tx.exec(
+        `CREATE TABLE IF NOT EXISTS schema_migrations (
         version text PRIMARY KEY,
         sha256 text NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT now()
       )`,
-    );
-    const applied = new Map(
-      (await tx.query<{ version: string; sha256: string }>("SELECT version, sha256 FROM schema_migrations")).map(
-        (row) => [row.version, row.sha256],
-      ),
-    );
-    const done: string[] = [];
-    for (const migration of migrations) {
-      const sha256 = applied.get(migration.version);
-      if (sha256 !== undefined) {
-        if (sha256 !== migration.sha256)
-          throw new Error(`migration ${migration.version} has changed since it was applied; add a new one instead`);
-        continue;
+      );
+      const applied = new Map(
+        (await tx.query<{ version: string; sha256: string }>("SELECT version, sha256 FROM schema_migrations")).map(
+          (row) => [row.version, row.sha256],
+        ),
+      );
+      const done: string[] = [];
+      for (const migration of migrations) {
+        const sha256 = applied.get(migration.version);
+        if (sha256 !== undefined) {
+          if (sha256 !== migration.sha256)
+            throw new Error(`migration ${migration.version} has changed since it was applied; add a new one instead`);
+          continue;
+        }
+        await tx.exec(migration.sql);
+        await tx.query("INSERT INTO schema_migrations (version, sha256) VALUES ($1, $2)", [
+          migration.version,
+          migration.sha256,
+        ]);
+        done.push(migration.version);
       }
-      await tx.exec(migration.sql);
-      await tx.query("INSERT INTO schema_migrations (version, sha256) VALUES ($1, $2)", [
-        migration.version,
-        migration.sha256,
-      ]);
-      done.push(migration.version);
-    }
-    return done;
-  });
+      return done;
+    },
+    { bounded: false },
+  );
 }

@@ -15,7 +15,7 @@ import {
 import { builtinFixtures, defaultKeyId, type Fixtures, loadFixtures } from "@compute-api/stub-server";
 import { authenticate, type Principal } from "./authenticate.js";
 import { createApiKey } from "./create-api-key.js";
-import type { Database } from "./database/database.js";
+import type { Database, DatabaseLimits } from "./database/database.js";
 import { createPgliteDatabase } from "./database/pglite-database.js";
 import { createPoolDatabase } from "./database/pool-database.js";
 import { loadData, registerApiKey } from "./load-data.js";
@@ -26,8 +26,11 @@ import { updateClusterMachine } from "./update-cluster-machine.js";
 /** The key id under which `apiKeys` are registered: the stub's. */
 export { defaultKeyId };
 
-/** Options of the PostgreSQL server. */
-export interface PostgresServerOptions {
+/**
+ * Options of the PostgreSQL server. The database's limits (`statementTimeoutMs`, `lockTimeoutMs`,
+ * `acquireTimeoutMs`; database.ts has their defaults) apply to a database the server opens, not to one given.
+ */
+export interface PostgresServerOptions extends DatabaseLimits {
   /**
    * Where the data lives: a database of your own (left open by close()), or `databaseUrl` (a PostgreSQL server,
    * through a pg.Pool), or `pgliteDir` (PGlite in that directory); none of them: PGlite in memory.
@@ -53,7 +56,12 @@ export interface PostgresServerOptions {
   compress?: boolean;
   /** The bundled spec; default the one of @compute-api/spec. */
   spec?: OpenApiDocument;
+  /** How long a request may take before it is answered 504 and its queries cancelled (the server kit's); default 30 s. */
+  handlerTimeoutMs?: number;
 }
+
+/** How long GET /readyz waits for its `SELECT 1`: a database slower than that cannot serve requests either. */
+export const readyTimeoutMs = 2_000;
 
 /** A built server: the app to serve, its database, and close() for what it holds. */
 export interface PostgresServer {
@@ -70,8 +78,18 @@ export interface PostgresServer {
 /** The database the options name; owned: whether the server opened it (and so closes it). */
 async function openDatabase(options: PostgresServerOptions): Promise<{ database: Database; owned: boolean }> {
   if (options.database) return { database: options.database, owned: false };
-  if (options.databaseUrl) return { database: createPoolDatabase(options.databaseUrl), owned: true };
-  return { database: await createPgliteDatabase(options.pgliteDir), owned: true };
+  const { statementTimeoutMs, lockTimeoutMs, acquireTimeoutMs } = options;
+  if (options.databaseUrl) {
+    const logger = options.logger ?? createLogger({ level: "silent" });
+    const pool = createPoolDatabase(options.databaseUrl, {
+      statementTimeoutMs,
+      lockTimeoutMs,
+      acquireTimeoutMs,
+      logger,
+    });
+    return { database: pool, owned: true };
+  }
+  return { database: await createPgliteDatabase(options.pgliteDir, { acquireTimeoutMs }), owned: true };
 }
 
 /** Builds the server: database ready (migrated, loaded), keys registered, every validator compiled. */
@@ -102,13 +120,17 @@ export async function createPostgresServer(options: PostgresServerOptions = {}):
     const server = await createComputeServer<Principal>({
       spec,
       logger,
-      authenticate: (token) => authenticate(db, token),
+      authenticate: (token, _request, signal) => authenticate(db, token, signal),
       handlers: {
-        updateClusterMachine: ({ principal, path, body }) =>
-          updateClusterMachine(db, principal, path.projectId, path.id, body),
-        createApiKey: ({ principal, body }) => createApiKey(db, principal, body.apikeyId),
+        updateClusterMachine: ({ principal, path, body, signal }) =>
+          updateClusterMachine(db, principal, path.projectId, path.id, body, signal),
+        createApiKey: ({ principal, body, signal }) => createApiKey(db, principal, body.apikeyId, signal),
         searchResources: ({ principal, query }) => searchResources(db, principal, query.query),
       },
+      // Ready when the database answers a trivial query soon: a connection can be had, and the server is up.
+      ready: (signal) =>
+        db.query("SELECT 1", [], { signal: AbortSignal.any([signal, AbortSignal.timeout(readyTimeoutMs)]) }),
+      ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
       responses: options.responses ?? "enforce",
       cors: options.corsOrigins ?? ["*"],
       compress: options.compress ?? false,
