@@ -6,10 +6,10 @@
  */
 import { loadSpec } from "@compute-api/contract";
 import { createLogger } from "@compute-api/contract/http";
-import { newApiKey } from "@compute-api/server";
 import {
   type CliIo,
   type DrainTimes,
+  defaultKeyId,
   drainTimesOf,
   FixtureError,
   fixturesOf,
@@ -19,8 +19,8 @@ import {
   serverCommand,
 } from "@compute-api/stub-server";
 import { type Command, Option } from "commander";
-import { firstUser, registerApiKey } from "./load-data.js";
-import { defaultKeyId, type RunningPostgresServer, startPostgresServer } from "./postgres-server.js";
+import { type RunningPostgresServer, startPostgresServer } from "./postgres-server.js";
+import { type FirstKey, registerFirstKey } from "./start-up-keys.js";
 
 export type { CliIo } from "@compute-api/stub-server";
 
@@ -68,8 +68,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
   // Read only when the database is empty: a later start keeps its data and never generates or reads a file.
   const fixtures = () => fixturesOf(flags, spec);
   let server: RunningPostgresServer;
-  let user: string | undefined;
-  const key = flags.apiKey ?? newApiKey();
+  let firstKey: FirstKey | undefined;
   try {
     server = await startPostgresServer({
       ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
@@ -83,28 +82,46 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       spec,
     });
   } catch (error) {
-    const message = error instanceof FixtureError ? error.message : `cannot start: ${(error as Error).message}`;
+    const message = error instanceof FixtureError ? error.message : `cannot start: ${startFailure(error)}`;
     io.stderr(`compute-postgres: ${message}\n`);
     return { exitCode: 1 };
   }
   try {
-    user = await firstUser(server.database);
-    if (user) await registerApiKey(server.database, user, defaultKeyId, key);
+    firstKey = await registerFirstKey(server.database, flags.apiKey);
   } catch (error) {
     await server.close();
-    io.stderr(`compute-postgres: cannot start: ${(error as Error).message}\n`);
+    io.stderr(`compute-postgres: cannot start: ${startFailure(error)}\n`);
     return { exitCode: 1 };
   }
 
-  io.stdout(
-    listeningLines(command, {
-      name: "compute-postgres",
-      url: server.url,
-      about: `data: ${server.database.description}`,
-      user,
-      key,
-      keyEnv,
-    }),
-  );
+  const lines = listeningLines(command, {
+    name: "compute-postgres",
+    url: server.url,
+    about: `data: ${server.database.description}`,
+    user: firstKey?.user,
+    key: firstKey?.key ?? "<your API key>",
+    keyEnv,
+  });
+  io.stdout(firstKey?.outcome === "given" ? lines : withKeyLine(lines, firstKey));
   return { exitCode: 0, server, shutdown: drainTimesOf(flags) };
+}
+
+/**
+ * The shared lines with this command's key line: its key is not new at each start but only when the database
+ * holds none, so that replicas on one database keep each other's key.
+ */
+function withKeyLine(lines: string, firstKey: FirstKey | undefined): string {
+  const setOne = `set one with --api-key or ${keyEnv}`;
+  const line = !firstKey
+    ? "No user in the data, so no API key"
+    : firstKey.outcome === "new"
+      ? `API key of user '${firstKey.user}' (new: the database held none; later starts keep it, or ${setOne}):\n  ${firstKey.key}`
+      : `API key of user '${firstKey.user}': the one the database holds already stays (key '${defaultKeyId}'; ${setOne})`;
+  return lines.replace(/^API key of user .*(\n {2}\S+)?$/m, line);
+}
+
+/** What stopped the start, for the operator: the answer a client would get, and the driver's cause behind it. */
+function startFailure(error: unknown): string {
+  const { message, cause } = error as Error;
+  return cause instanceof Error ? `${message} (${cause.message})` : message;
 }

@@ -1,7 +1,6 @@
 /**
  * Loading a data set (the stub's fixture format) into an empty database, in one transaction, under the start-up
- * advisory lock: the first process to start loads it, any other finds the data there and keeps it. Also the keys
- * given from outside (`--api-key`, `apiKeys`), registered at every start.
+ * advisory lock: the first process to start loads it, any other finds the data there and keeps it.
  */
 import { clusterTotals, hashApiKey, type ResourceType, searchValues } from "@compute-api/server";
 import type { Fixtures } from "@compute-api/stub-server";
@@ -226,29 +225,4 @@ async function insertSearch(tx: Queryable, f: Fixtures): Promise<void> {
      SELECT * FROM unnest($1::int[], $2::boolean[], $3::text[])`,
     [values.entryIds, values.primary, values.values],
   );
-}
-
-/**
- * Gives a user a key chosen from outside under `keyId` (the stub's `default`), replacing the key the user had
- * under that id, and taking the key from any other user who had it (a key acts for one user: the last given).
- * Throws when the user does not exist.
- */
-export async function registerApiKey(db: Database, userId: string, keyId: string, key: string): Promise<void> {
-  await db.transaction(async (tx) => {
-    const [user] = await tx.query("SELECT 1 FROM users WHERE id = $1", [userId]);
-    if (!user) throw new Error(`apiKeys: no user '${userId}' in the data`);
-    const sha256 = hashApiKey(key);
-    await tx.query("DELETE FROM api_keys WHERE sha256 = $1 AND (user_id, key_id) <> ($2, $3)", [sha256, userId, keyId]);
-    await tx.query(
-      `INSERT INTO api_keys (user_id, key_id, sha256, create_time) VALUES ($1, $2, $3, now())
-       ON CONFLICT ON CONSTRAINT api_keys_user_key_id DO UPDATE SET sha256 = excluded.sha256, create_time = now()`,
-      [userId, keyId, sha256],
-    );
-  });
-}
-
-/** The first user of the data (who gets the key of `--api-key`), if any. */
-export async function firstUser(db: Queryable): Promise<string | undefined> {
-  const [row] = await db.query<{ id: string }>("SELECT id FROM users ORDER BY position LIMIT 1");
-  return row?.id;
 }

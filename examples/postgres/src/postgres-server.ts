@@ -18,9 +18,10 @@ import { createApiKey } from "./create-api-key.js";
 import type { Database, DatabaseLimits } from "./database/database.js";
 import { createPgliteDatabase } from "./database/pglite-database.js";
 import { createPoolDatabase } from "./database/pool-database.js";
-import { loadData, registerApiKey } from "./load-data.js";
+import { loadData } from "./load-data.js";
 import { migrate } from "./migrate.js";
 import { searchResources } from "./search-resources.js";
+import { registerApiKey } from "./start-up-keys.js";
 import { updateClusterMachine } from "./update-cluster-machine.js";
 
 /** The key id under which `apiKeys` are registered: the stub's. */
