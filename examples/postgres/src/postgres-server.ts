@@ -99,8 +99,13 @@ export async function createPostgresServer(options: PostgresServerOptions = {}):
   const logger = options.logger ?? createLogger({ level: "silent" });
   const { database: db, owned } = await openDatabase(options);
   try {
-    const applied = await migrate(db);
+    const { applied, unknown } = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, `applied ${applied.length} migrations`);
+    if (unknown.length > 0)
+      logger.warn(
+        { migrations: unknown },
+        `${db.description} holds migrations this release does not know (${unknown.join(", ")}): a newer release migrated it; serving on, as migrations only add`,
+      );
     const { fixtures, dataFile } = options;
     const { loaded, resources } = await loadData(db, () =>
       dataFile

@@ -1,8 +1,13 @@
-/** Migrations: applied once, in order, recorded; an edited migration is refused. */
+/**
+ * Migrations: applied once, in order, recorded; an edited migration is refused; a database migrated by a newer
+ * release (a migration this code does not know) is served, with a warning.
+ */
+import { createLogger } from "@compute-api/contract/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../src/database/database.js";
 import { createPgliteDatabase } from "../src/database/pglite-database.js";
 import { migrate, readMigrations } from "../src/migrate.js";
+import { startPostgresServer } from "../src/postgres-server.js";
 
 describe("migrate", () => {
   let db: Database;
@@ -21,8 +26,8 @@ describe("migrate", () => {
       "003_search",
       "004_search_primary_trigrams",
     ]);
-    expect(await migrate(db)).toEqual(files.map((m) => m.version));
-    expect(await migrate(db)).toEqual([]);
+    expect(await migrate(db)).toEqual({ applied: files.map((m) => m.version), unknown: [] });
+    expect(await migrate(db)).toEqual({ applied: [], unknown: [] });
     const recorded = await db.query<{ version: string; sha256: string }>(
       "SELECT version, sha256 FROM schema_migrations ORDER BY version",
     );
@@ -41,6 +46,30 @@ describe("migrate", () => {
 
   it("applies a migration added later, after those applied", async () => {
     const added = { version: "999_later", sql: "CREATE TABLE later (id int)", sha256: "1".repeat(64) };
-    expect(await migrate(db, [...readMigrations(), added])).toEqual(["999_later"]);
+    expect(await migrate(db, [...readMigrations(), added])).toEqual({ applied: ["999_later"], unknown: [] });
+  });
+
+  it("names the migrations the database holds and the code does not know (a newer release applied them)", async () => {
+    expect(await migrate(db)).toEqual({ applied: [], unknown: ["999_later"] });
+  });
+
+  it("a server on such a database starts, serves, and warns in one line", async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const logger = createLogger({
+      level: "info",
+      destination: { write: (line: string) => lines.push(JSON.parse(line)) },
+    });
+    const server = await startPostgresServer({ database: db, logger, port: 0, apiKeys: { alice: "cak_migrated" } });
+    try {
+      expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
+        "PGlite in memory holds migrations this release does not know (999_later): a newer release migrated it; serving on, as migrations only add",
+      ]);
+      const answer = await fetch(`${server.url}/v1/resources/search?query=type:project`, {
+        headers: { authorization: "Bearer cak_migrated" },
+      });
+      expect(answer.status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });
