@@ -16,8 +16,22 @@ export const checks = {
   no_leaked_internals: "no failure shows a stack trace or an HTML page",
   negative_data_rejection: "a request with one constraint broken is refused with 400 naming the field",
   ignored_auth: "no Authorization, a malformed one or an unknown key is refused with 401",
+  search_query_rules:
+    "a query is refused with 400 naming query exactly when it has no term, two type: terms, an unknown type or more than 8 other terms",
   search_access: "a search returns only what the caller's projects and billing accounts hold",
+  search_matching: "every search result matches every term of the query, ignoring case",
+  search_score: "a result's score is the mean of its terms' best matches (100/80/60 id or name, 50/40/30 other fields)",
   search_order: "search results are best first, then by resourceName; a type: term holds; 100 at most",
+  search_resource_name: "a result's resourceName is its resource's path",
+  cluster_totals: "a cluster's machineCount and totals are those of the machines it lists",
+  price_normalization: "a PATCH's priceHr is answered and stored normalized (+.5 is 0.5)",
+  partial_update: "a PATCH answers the whole machine, with the fields it carries set and the others as they were",
+  unknown_volume_rejection:
+    "a PATCH naming a volume that is not the project's is 400 naming volumeIds[i] and changes nothing",
+  update_visibility: "search shows a PATCH's change at once, in the machines of its cluster",
+  api_key_uniqueness:
+    "a new key has the apikeyId as its id; the same apikeyId again is 409 ALREADY_EXISTS, without the key",
+  api_key_usable: "a new key authenticates at once, with its user's access",
 } as const;
 
 /** The name of a check. */
@@ -106,7 +120,8 @@ export function searchVerdicts(
   resourceTypes: readonly string[],
 ): Verdicts {
   const results = (answer.json as { results?: Result[] } | undefined)?.results;
-  if (answer.status !== 200 || !Array.isArray(results)) return {};
+  // No result proves nothing of access or order: such a search is not counted as passing them.
+  if (answer.status !== 200 || !Array.isArray(results) || results.length === 0) return {};
   const verdicts: Verdicts = {};
   if (access?.complete) {
     const outside = results

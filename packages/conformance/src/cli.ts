@@ -76,8 +76,18 @@ function program(io: CliIo): Command {
         "also send schema-valid writes: PATCHes of --machine (restored at the end) and new API keys named conformance-…",
       ),
     )
-    .addOption(new Option("--project <id>", "with --writes: the project of the machine"))
-    .addOption(new Option("--machine <id>", "with --writes: the only machine written to"))
+    .addOption(
+      new Option(
+        "--project <id>",
+        "with --writes: the project of the machine, one a type:project search shows the key",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--machine <id>",
+        "with --writes: the only machine written to, listed in a cluster's machines by the search type:cluster <project>",
+      ),
+    )
     .addOption(
       new Option("--only <operations>", "only these operations (operationIds, comma-separated or repeated)").argParser(
         operationList,
@@ -134,7 +144,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   io.stdout(
     `compute-conformance ${version} → ${flags.baseUrl}, seed ${seed}: ` +
       (writes
-        ? `with writes — schema-valid PATCHes of ${writes.projectId}/${writes.machineId} (its power state and price restored at the end) and API keys named conformance-…; nothing else is written.\n`
+        ? `with writes — schema-valid PATCHes of ${writes.projectId}/${writes.machineId} (its power state and price restored at the end), PATCHes of its volumes that a conforming backend refuses (put back if accepted), and API keys named conformance-…; nothing else is written.\n`
         : "read-only — searches, and only writes a conforming backend refuses before changing anything (broken bodies, machines that do not exist, no key).\n"),
   );
   let shown = 0;

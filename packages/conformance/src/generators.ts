@@ -6,17 +6,13 @@
  */
 import type { Contract } from "@compute-api/contract";
 import fc from "fast-check";
-import {
-  type Access,
-  authVerdict,
-  negativeVerdict,
-  responseVerdicts,
-  searchVerdicts,
-  type Verdicts,
-} from "./checks.js";
+import { type Access, authVerdict, negativeVerdict, type Verdicts } from "./checks.js";
 import type { Answer, RawRequest } from "./http.js";
+import { createJudges } from "./judges.js";
+import { keyCreationVerdict } from "./key-probes.js";
 import { type RequestArbitraries, type RequestInput, toRawRequest } from "./requests.js";
 import type { Writes } from "./restore.js";
+import { type MachineModel, patchVerdicts } from "./update-rules.js";
 
 /** One generated request, with how to judge its answer. */
 export interface Case {
@@ -40,6 +36,8 @@ export interface GeneratorOptions {
   /** The run's seed: the ids of the keys it creates start with `conformance-<seed in base 36>-`. */
   seed: number;
   writes?: Writes | undefined;
+  /** With writes: the machine as the run last saw it, which valid PATCHes are judged against and update. */
+  model?: MachineModel | undefined;
   /** What the key sees, when it could be learned: search results are held to it. */
   access?: Access | undefined;
   /** Ids the key sees, for valid searches to find something. */
@@ -67,18 +65,10 @@ export function keyedRequests(requests: RequestArbitraries, apiKey: string) {
 
 /** Every generator of the run, in the order the run takes them in turn. */
 export function createGenerators(options: GeneratorOptions): Generator[] {
-  const { requests, contract, writes, access, words, resourceTypes } = options;
+  const { requests, contract, writes, model, access, words, resourceTypes } = options;
   const { withKey, search, patch } = keyedRequests(requests, options.apiKey);
-  /**
-   * Judges an answer by the response checks and `more`; status 0 means no answer at all (a dropped connection,
-   * no answer in time), which fails not_a_server_error and nothing else can be said of.
-   */
-  const judgeWith =
-    (operationId: string, more: (answer: Answer) => Verdicts = () => ({})) =>
-    (answer: Answer): Verdicts =>
-      answer.status === 0
-        ? { not_a_server_error: answer.text }
-        : { ...responseVerdicts(contract, operationId, answer), ...more(answer) };
+  const judges = createJudges({ contract, access, resourceTypes });
+  const judgeWith = judges.judge;
   const generators: Generator[] = [];
   const absentMachine = { path: { projectId: fc.constant(nowhere.projectId), id: fc.constant(nowhere.id) } };
   const keyPrefix = keyPrefixOf(options.seed);
@@ -87,7 +77,6 @@ export function createGenerators(options: GeneratorOptions): Generator[] {
       path.join("/") === "apikeyId" ? fc.nat().map((n) => `${keyPrefix}-${n.toString(36)}`) : undefined,
   };
   for (const operationId of options.operationIds) {
-    const judge = judgeWith(operationId);
     // Valid requests: searches always; writes only when asked for.
     if (operationId === "searchResources") {
       const schemaQuery = requests
@@ -103,10 +92,14 @@ export function createGenerators(options: GeneratorOptions): Generator[] {
       );
       generators.push({
         name: "valid searchResources",
-        arbitrary: query.map((q) => ({
+        arbitrary: query.map((q) => ({ operationId, request: search(q), judge: judges.search(q) })),
+      });
+      generators.push({
+        name: "query rules searchResources",
+        arbitrary: queryRuleQueries(words, resourceTypes).map((q) => ({
           operationId,
           request: search(q),
-          judge: judgeWith(operationId, (a) => searchVerdicts(a, q, access, resourceTypes)),
+          judge: judges.search(q),
         })),
       });
     } else if (writes && operationId === "updateClusterMachine") {
@@ -120,20 +113,26 @@ export function createGenerators(options: GeneratorOptions): Generator[] {
         .filter((body) => Object.keys(body).length > 0);
       generators.push({
         name: "valid updateClusterMachine",
-        arbitrary: bodies.map((body) => ({ operationId, request: patch(writes, body), judge })),
+        arbitrary: bodies.map((body) => ({
+          operationId,
+          request: patch(writes, body),
+          judge: judgeWith(operationId, (a) => (model ? patchVerdicts(body, a, model) : {})),
+        })),
       });
     } else if (writes && operationId === "createApiKey") {
       generators.push({
         name: "valid createApiKey",
-        arbitrary: fc.nat().map((n) => ({
-          operationId,
-          request: withKey(operationId, {
-            path: {},
-            query: [],
-            body: { apikeyId: `${keyPrefix}-${n.toString(36)}` },
-          }),
-          judge,
-        })),
+        arbitrary: fc.nat().map((n) => {
+          const apikeyId = `${keyPrefix}-${n.toString(36)}`;
+          return {
+            operationId,
+            request: withKey(operationId, { path: {}, query: [], body: { apikeyId } }),
+            judge: judgeWith(operationId, (a) => {
+              const verdict = keyCreationVerdict(apikeyId, a);
+              return verdict === undefined ? {} : { api_key_uniqueness: verdict };
+            }),
+          };
+        }),
       });
     }
     // What broken and key-less requests of the operation carry: a machine that does not exist, or our key ids.
@@ -175,4 +174,22 @@ export function createGenerators(options: GeneratorOptions): Generator[] {
     });
   }
   return generators;
+}
+
+/**
+ * Queries at the edges of the query rules: more than 8 terms besides the type: term (repeats counted), 8 and a
+ * type: term (allowed), only white space, two type: terms, an unknown type. Words are the ids the key sees, short
+ * enough that the query stays within its 256 characters.
+ */
+export function queryRuleQueries(words: readonly string[], resourceTypes: readonly string[]): fc.Arbitrary<string> {
+  const short = words.filter((w) => w.length <= 20);
+  const word = fc.constantFrom(...(short.length > 0 ? short : ["a"]));
+  const type = fc.constantFrom(...resourceTypes).map((t) => `type:${t}`);
+  return fc.oneof(
+    fc.array(word, { minLength: 9, maxLength: 12 }).map((w) => w.join(" ")),
+    fc.tuple(fc.array(word, { minLength: 8, maxLength: 8 }), type).map(([w, t]) => [...w, t].join(" ")),
+    fc.integer({ min: 1, max: 3 }).map((n) => " ".repeat(n)),
+    fc.tuple(type, type, word).map(([a, b, w]) => `${w} ${a} ${b}`),
+    word.map((w) => `${w} type:conformance`),
+  );
 }

@@ -74,8 +74,14 @@ export function send(
       },
     );
     const timer = setTimeout(() => {
+      // A socket still connecting means the host never took the connection: ETIMEDOUT, as the system says it.
+      const connecting = !r.socket || r.socket.connecting;
       r.destroy();
-      reject(new Error(`no answer within ${timeoutMs} ms: ${req.method} ${req.path.slice(0, 120)}`));
+      reject(
+        connecting
+          ? Object.assign(new Error(`could not connect within ${timeoutMs} ms`), { code: "ETIMEDOUT" })
+          : new Error(`no answer within ${timeoutMs} ms: ${req.method} ${req.path.slice(0, 120)}`),
+      );
     }, timeoutMs);
     r.on("error", (error) => {
       clearTimeout(timer);

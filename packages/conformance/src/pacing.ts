@@ -1,6 +1,7 @@
 /**
  * Sending a run's requests one at a time, paced to a rate, each timed by operation and counted; an error (a
  * dropped connection, no answer in time) becomes an answer of status 0, which only not_a_server_error judges.
+ * An error that says the backend cannot be connected to at all is kept, so that the run can stop.
  */
 import type { Agent } from "node:http";
 import { type Answer, type RawRequest, send } from "./http.js";
@@ -30,9 +31,21 @@ export interface Pacing {
   exchange(operationId: string, request: RawRequest): Promise<Answer>;
   /** Requests sent so far. */
   readonly requests: number;
+  /** Why the backend could not be connected to, when the last request could not (refused, no such host, …). */
+  readonly unreachable: string | undefined;
   /** Response times of each of the operations, in their order. */
   latency(operationIds: readonly string[]): Latency[];
 }
+
+/** Error codes that say no connection could be made, rather than that a request failed on one. */
+const unreachableCodes = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+]);
 
 /** The p-th percentile of values sorted in ascending order. */
 const percentile = (sorted: number[], p: number) =>
@@ -43,6 +56,7 @@ export function createPacing(options: PacingOptions): Pacing {
   const interval = 1000 / options.rate;
   let requests = 0;
   let nextAt = 0;
+  let unreachable: string | undefined;
   const durations = new Map<string, number[]>();
   return {
     async exchange(operationId, request) {
@@ -50,8 +64,12 @@ export function createPacing(options: PacingOptions): Pacing {
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       nextAt = Math.max(performance.now(), nextAt) + interval;
       const at = performance.now();
+      unreachable = undefined;
       const answer = await send(options.baseUrl, request, options.timeoutMs, options.agent).catch(
-        (error: Error): Answer => ({ status: 0, headers: {}, text: `no answer: ${error.message}`, json: undefined }),
+        (error: Error & { code?: string }): Answer => {
+          if (unreachableCodes.has(error.code ?? "")) unreachable = error.message;
+          return { status: 0, headers: {}, text: `no answer: ${error.message}`, json: undefined };
+        },
       );
       const list = durations.get(operationId) ?? [];
       list.push(performance.now() - at);
@@ -61,6 +79,9 @@ export function createPacing(options: PacingOptions): Pacing {
     },
     get requests() {
       return requests;
+    },
+    get unreachable() {
+      return unreachable;
     },
     latency: (operationIds) =>
       operationIds.map((operationId) => {

@@ -73,13 +73,18 @@ export function formatReport(report: Report, replay: string, apiKey: string): st
       `${pad(l.operationId, opWidth)}  ${pad(l.requests, 8, true)}  ${pad(l.p50.toFixed(1), 7, true)}  ${pad(l.p99.toFixed(1), 7, true)}`,
     );
   if (report.notes.length > 0) lines.push("", ...report.notes.map((n) => `note: ${n}`));
+  if (report.warnings.length > 0) lines.push("", ...report.warnings.map((w) => `warning: ${w}`));
   const failing = report.results.filter((r) => r.failed > 0).length;
+  const warned =
+    report.warnings.length === 0
+      ? ""
+      : `, with ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"} above`;
   lines.push(
     "",
     `${report.requests} requests in ${(report.elapsedMs / 1000).toFixed(1)} s, seed ${report.seed}: ` +
       (failing === 0
-        ? `every check passed (${report.results.length} checks by operation).`
-        : `${failing} of ${report.results.length} checks by operation failed.`),
+        ? `every check passed (${report.results.length} checks by operation)${warned}.`
+        : `${failing} of ${report.results.length} checks by operation failed${warned}.`),
   );
   if (failing > 0) lines.push(`Replay: ${replay}`);
   return lines.join("\n");
@@ -91,7 +96,10 @@ const xml = (text: string) =>
     // biome-ignore lint/suspicious/noControlCharactersInRegex: XML 1.0 cannot carry these control characters; they are removed
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
 
-/** The report as JUnit XML: a test suite per check, a test case per operation, a failure with the curl lines. */
+/**
+ * The report as JUnit XML: a test suite per check, a test case per operation, a failure with the curl lines; the
+ * warnings as skipped test cases of a suite `warnings`.
+ */
 export function junitReport(report: Report, apiKey: string): string {
   const out = [`<?xml version="1.0" encoding="UTF-8"?>`];
   const failures = report.results.filter((r) => r.failed > 0).length;
@@ -120,6 +128,18 @@ export function junitReport(report: Report, apiKey: string): string {
       }
       out.push(`      <system-out>${c.passed} passed, ${c.failed} failed</system-out>`, "    </testcase>");
     }
+    out.push("  </testsuite>");
+  }
+  if (report.warnings.length > 0) {
+    out.push(
+      `  <testsuite name="warnings" tests="${report.warnings.length}" failures="0" skipped="${report.warnings.length}">`,
+    );
+    for (const [i, warning] of report.warnings.entries())
+      out.push(
+        `    <testcase classname="warnings" name="warning ${i + 1}">`,
+        `      <skipped message="${xml(warning)}"/>`,
+        "    </testcase>",
+      );
     out.push("  </testsuite>");
   }
   out.push("</testsuites>", "");

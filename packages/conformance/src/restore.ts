@@ -1,9 +1,13 @@
 /**
- * With writes, the one machine the run may write to is left as it was: its power state and price are read
- * through search before the run, and written back after it.
+ * With writes, the one machine the run may write to is found and left as it was: its project must be among those a
+ * `type:project` search shows the key, and the machine among the `machines` of a cluster that the search
+ * `type:cluster <project>` shows; its power state and price are read there before the run and written back after it.
+ * When either cannot be found, the run stops before writing anything, saying what to change in the flags or in
+ * the backend.
  */
 import type { RawRequest } from "./http.js";
 import type { Exchange } from "./pacing.js";
+import type { AnsweredMachine } from "./update-rules.js";
 
 /** The one machine a run with writes may write to. */
 export interface Writes {
@@ -11,34 +15,58 @@ export interface Writes {
   machineId: string;
 }
 
-type Machine = { id?: string; powerState?: string; priceHr?: { value: string } };
+type Listed = { resourceName?: string; cluster?: { id?: string; projectId?: string; machines?: AnsweredMachine[] } };
+
+const resultsOf = (json: unknown) => (json as { results?: Listed[] } | undefined)?.results ?? [];
+const list = (items: readonly string[]) => (items.length === 0 ? "none" : items.slice(0, 10).join(", "));
 
 /**
- * The machine's power state and price now, as a PATCH body that puts them back; throws, before anything is
- * written, when search does not show the machine (it could not be restored).
+ * The machine as search shows it; throws, before anything is written, when search does not show the project or
+ * the machine (it could not be restored), with what to change.
  */
-export async function machineState(
+export async function readMachine(
   exchange: Exchange,
   search: (query: string) => RawRequest,
   writes: Writes,
-): Promise<Record<string, unknown>> {
-  const answer = await exchange("searchResources", search(`type:cluster ${writes.projectId}`));
-  const clusters =
-    (answer.json as { results?: { cluster?: { projectId?: string; machines?: Machine[] } }[] } | undefined)?.results ??
-    [];
-  const machine = clusters
-    .flatMap((r) => (r.cluster?.projectId === writes.projectId ? (r.cluster.machines ?? []) : []))
-    .find((m) => m.id === writes.machineId);
-  if (!machine) {
+): Promise<AnsweredMachine> {
+  const { projectId, machineId } = writes;
+  const nothing = "; nothing was written";
+  const projects = await exchange("searchResources", search(`type:project ${projectId}`));
+  const names = resultsOf(projects.json).map((r) => String(r.resourceName));
+  if (projects.status !== 200 || !names.includes(`projects/${projectId}`)) {
     throw new Error(
-      `--writes: machine ${writes.machineId} is not among the clusters of ${writes.projectId} that search shows the key, so it could not be restored afterwards; nothing was written`,
+      `--writes needs --project to name a project that a type:project search shows the key, and the search "type:project ${projectId}" ` +
+        (projects.status === 200 ? `shows ${list(names)}` : `answered ${projects.status}`) +
+        `: pass one the key sees as --project, or give the key's user access to ${projectId} in the backend${nothing}`,
     );
   }
+  const query = `type:cluster ${projectId}`;
+  const answer = await exchange("searchResources", search(query));
+  if (answer.status !== 200)
+    throw new Error(
+      `--writes: the search "${query}" answered ${answer.status}, so the machine could not be read${nothing}`,
+    );
+  const clusters = resultsOf(answer.json).flatMap((r) => (r.cluster?.projectId === projectId ? [r.cluster] : []));
+  const machine = clusters.flatMap((c) => c.machines ?? []).find((m) => m.id === machineId);
+  if (!machine) {
+    const listed = clusters.map((c) =>
+      c.machines ? `${c.id}: ${list(c.machines.map((m) => String(m.id)))}` : `${c.id}: no machines field`,
+    );
+    throw new Error(
+      `--writes needs --machine to be listed in the machines of a cluster that the search "${query}" shows, to read it before writing and restore it after; ` +
+        `machine ${machineId} is not (clusters of ${projectId}: ${list(listed)}): pass a listed machine as --machine, ` +
+        `or make the backend list each cluster's machines, with their powerState and priceHr, in Cluster.machines${nothing}`,
+    );
+  }
+  return machine;
+}
+
+/** A PATCH body that puts the machine's power state and price back. */
+export function restoreBody(machine: AnsweredMachine): Record<string, unknown> {
+  const { powerState, priceHr } = machine as { powerState?: string; priceHr?: { value: string } };
   return {
-    ...(machine.powerState && machine.powerState !== "MACHINE_POWER_STATE_UNSPECIFIED"
-      ? { powerState: machine.powerState }
-      : {}),
-    ...(machine.priceHr ? { priceHr: machine.priceHr } : {}),
+    ...(powerState && powerState !== "MACHINE_POWER_STATE_UNSPECIFIED" ? { powerState } : {}),
+    ...(priceHr ? { priceHr } : {}),
   };
 }
 

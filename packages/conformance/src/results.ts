@@ -34,8 +34,8 @@ export type PendingResult = CheckResult & { replay?: Replay };
 
 /** The tally of a run. */
 export interface Results {
-  /** Counts the verdicts on the answer to a case. */
-  record(c: Case, verdicts: Verdicts, replay: Replay): void;
+  /** Counts the verdicts on the answer to a case; a case without a replay (a scripted probe) is not shrunk. */
+  record(c: Pick<Case, "operationId" | "request">, verdicts: Verdicts, replay?: Replay): void;
   /** Checks, by operation, that failed at least once so far. */
   failing(): number;
   /** Every result so far, with the replays of their first failures. */
@@ -55,7 +55,8 @@ export function createResults(): Results {
         if (verdict === null) result.passed++;
         else {
           result.failed++;
-          if (!result.failure) Object.assign(result, { failure: { message: verdict, request: c.request }, replay });
+          if (!result.failure)
+            Object.assign(result, { failure: { message: verdict, request: c.request }, ...(replay ? { replay } : {}) });
         }
         results.set(key, result);
       }

@@ -18,6 +18,8 @@ export interface RunLoopOptions {
   /** `performance.now()` after which no case is sent; without it, the runs bound the loop. */
   deadline?: number | undefined;
   exchange: Exchange;
+  /** Asked after each answer: true ends the run there (the backend can no longer be connected to). */
+  stop?: () => boolean;
   /** Hears each case, the verdicts on its answer, and where it came from. */
   onVerdicts(c: Case, verdicts: Verdicts, replay: Replay): void;
 }
@@ -31,7 +33,7 @@ export const roundSeed = (seed: number, g: number, r: number): number => (seed +
 /** Sends the cases of the generators in turn and judges each answer. */
 export async function runLoop(options: RunLoopOptions): Promise<void> {
   const { generators, seed, runs, deadline } = options;
-  const late = () => deadline !== undefined && performance.now() > deadline;
+  const late = () => (deadline !== undefined && performance.now() > deadline) || options.stop?.() === true;
   for (let r = 0; deadline !== undefined || r * round < runs; r++) {
     const batches = generators.map((generator, g) => {
       const count = deadline === undefined ? Math.min(round, runs - r * round) : round;

@@ -6,27 +6,33 @@
  *
  * Safe by default: without `writes` it sends searches, and write requests that a conforming backend must refuse
  * before changing anything (broken bodies, machines that do not exist, no key). With `writes` it also sends
- * schema-valid PATCHes of the power state and price of one named machine, restored at the end, and creates API
- * keys whose ids start with `conformance-`; it never touches another resource.
+ * schema-valid PATCHes of the power state and price of one named machine, and PATCHes of its volumes that a
+ * conforming backend refuses, restored at the end, and creates API keys whose ids start with `conformance-`; it
+ * never touches another resource.
  *
- * The steps, each in its own module: what the key can access (access.ts), the machine to restore (restore.ts),
- * the generators (generators.ts), the loop (run-loop.ts) sending at a pace (pacing.ts), the tally (results.ts)
- * and the shrinking of its failures (shrink.ts).
+ * The steps, each in its own module: what the key can access (access.ts, the run's first requests: a backend that
+ * cannot be reached stops the run there), the machine to restore (restore.ts), the scripted probes of the rules
+ * of writes (update-probes.ts, key-probes.ts), the generators (generators.ts), the loop (run-loop.ts) sending at a
+ * pace (pacing.ts), the tally (results.ts) and the shrinking of its failures (shrink.ts).
  */
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { compileContract, loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import { discoverAccess } from "./access.js";
-import type { Access } from "./checks.js";
+import type { Verdicts } from "./checks.js";
 import { createGenerators, keyedRequests, keyPrefixOf } from "./generators.js";
-import { deadlineMs } from "./http.js";
+import { type Answer, deadlineMs, type RawRequest } from "./http.js";
+import { createJudges } from "./judges.js";
+import { probeKeys } from "./key-probes.js";
 import { searchResourceTypes } from "./operation-shapes.js";
 import { createPacing, type Latency } from "./pacing.js";
 import { createRequestArbitraries } from "./requests.js";
-import { machineState, restoreMachine, type Writes } from "./restore.js";
+import { readMachine, restoreBody, restoreMachine, type Writes } from "./restore.js";
 import { type CheckResult, createResults } from "./results.js";
 import { runLoop } from "./run-loop.js";
 import { shrinkFailures } from "./shrink.js";
+import { probeUpdates } from "./update-probes.js";
+import type { MachineModel } from "./update-rules.js";
 
 /** What a run is given. */
 export interface ConformanceOptions {
@@ -73,6 +79,8 @@ export interface Report {
   latency: Latency[];
   /** What the run did besides checking: what it learned, what it restored, what it could not do. */
   notes: string[];
+  /** What makes the checks prove less than they seem to, such as a key that sees nothing; not a failure. */
+  warnings: string[];
   passed: boolean;
 }
 
@@ -85,13 +93,12 @@ export const randomSeed = (): number => Math.floor(Math.random() * 2 ** 31);
 /** Runs the checks against the backend and resolves with the report. */
 export async function runConformance(options: ConformanceOptions): Promise<Report> {
   const spec = options.spec ?? loadSpec();
-  const contract = compileContract({ spec });
   const requests = createRequestArbitraries(spec);
   const seed = options.seed ?? randomSeed();
   const { writes } = options;
   const started = performance.now();
   const operationIds = [...requests.shapes.keys()].filter((id) => !options.only || options.only.includes(id));
-  const { search, patch } = keyedRequests(requests, options.apiKey);
+  const { withKey, search, patch } = keyedRequests(requests, options.apiKey);
   const secure = new URL(options.baseUrl).protocol === "https:";
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const pacing = createPacing({
@@ -103,15 +110,38 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
   const { exchange } = pacing;
   const results = createResults();
   const notes: string[] = [];
+  const warnings: string[] = [];
   try {
-    let access: Access | undefined;
-    let words: string[] = [];
-    if (operationIds.includes("searchResources")) {
-      const discovered = await discoverAccess(exchange, search);
-      ({ access, words } = discovered);
-      notes.push(discovered.note);
+    // The first requests: the key and what it sees, or the end of the run when the backend cannot be reached.
+    const { access, words, note, warning } = await discoverAccess(exchange, search);
+    notes.push(note);
+    if (warning) warnings.push(warning);
+    // Compiled once the backend answered, so that a dead one is reported at once.
+    const contract = compileContract({ spec });
+    const resourceTypes = searchResourceTypes(spec);
+    const machine = writes ? await readMachine(exchange, search, writes) : undefined;
+    const model: MachineModel | undefined = machine && { machine, fields: machineFields(spec) };
+    if (writes && model) {
+      const judges = createJudges({ contract, access, resourceTypes });
+      const probe = {
+        exchange,
+        search,
+        judge: (operationId: string, answer: Answer) => judges.judge(operationId)(answer),
+        judgeSearch: (query: string, answer: Answer) => judges.search(query)(answer),
+        record: (operationId: string, request: RawRequest, verdicts: Verdicts) =>
+          results.record({ operationId, request }, verdicts),
+        note: (text: string) => notes.push(text),
+      };
+      if (operationIds.includes("updateClusterMachine"))
+        await probeUpdates({ ...probe, writes, model, patch: (body) => patch(writes, body) });
+      if (operationIds.includes("createApiKey"))
+        await probeKeys({
+          ...probe,
+          access,
+          apikeyId: `${keyPrefixOf(seed)}-once-${Date.now().toString(36)}`,
+          create: (apikeyId) => withKey("createApiKey", { path: {}, query: [], body: { apikeyId } }),
+        });
     }
-    const restore = writes ? await machineState(exchange, search, writes) : undefined;
     const generators = createGenerators({
       requests,
       contract,
@@ -119,9 +149,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       apiKey: options.apiKey,
       seed,
       writes,
+      model,
       access,
       words,
-      resourceTypes: searchResourceTypes(spec),
+      resourceTypes,
     });
     await runLoop({
       generators,
@@ -129,6 +160,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
       runs: options.runs ?? runDefaults.runs,
       deadline: options.seconds === undefined ? undefined : started + options.seconds * 1000,
       exchange,
+      stop: () => pacing.unreachable !== undefined,
       onVerdicts(c, verdicts, replay) {
         results.record(c, verdicts, replay);
         options.onProgress?.({
@@ -138,9 +170,13 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
         });
       },
     });
-    await shrinkFailures(results.pending(), exchange);
-    if (writes && restore) {
-      const note = await restoreMachine(exchange, (body) => patch(writes, body), writes, restore);
+    if (pacing.unreachable === undefined) await shrinkFailures(results.pending(), exchange);
+    else
+      notes.push(
+        `the backend could not be reached after ${pacing.requests} requests (${pacing.unreachable}): the run stopped there, and nothing was shrunk`,
+      );
+    if (writes && machine) {
+      const note = await restoreMachine(exchange, (body) => patch(writes, body), writes, restoreBody(machine));
       if (note) notes.push(note);
     }
     if (writes && operationIds.includes("createApiKey"))
@@ -160,6 +196,13 @@ export async function runConformance(options: ConformanceOptions): Promise<Repor
     results: list,
     latency: pacing.latency(operationIds),
     notes,
+    warnings,
     passed: list.every((r) => r.failed === 0),
   };
+}
+
+/** The fields of a ClusterMachine the spec lists, which partial_update and update_visibility compare. */
+function machineFields(spec: OpenApiDocument): string[] {
+  const schemas = spec.components.schemas as Record<string, { properties?: Record<string, unknown> }>;
+  return Object.keys(schemas.ClusterMachine?.properties ?? {});
 }

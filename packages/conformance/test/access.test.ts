@@ -68,15 +68,44 @@ describe("discoverAccess", () => {
     const exchange = answering({ "type:project": given.projects, "type:billingAccount": given.billingAccounts }, asked);
     const { access, words, note } = await discoverAccess(exchange, search);
     expect(asked).toEqual(["type:project", "type:billingAccount"]);
-    expect([...access.projects]).toEqual(want.projects);
-    expect([...access.billingAccounts]).toEqual(want.billingAccounts);
-    expect(access.complete).toBe(want.complete);
+    expect([...(access?.projects ?? [])]).toEqual(want.projects);
+    expect([...(access?.billingAccounts ?? [])]).toEqual(want.billingAccounts);
+    expect(access?.complete).toBe(want.complete);
     expect(words).toEqual(want.words);
     expect(note).toMatch(want.note);
   });
 
-  it("throws when the backend refuses the key", async () => {
-    const exchange = answering({ "type:project": answer(401, { code: 401, message: "missing or invalid API key" }) });
-    await expect(discoverAccess(exchange, search)).rejects.toThrow(/refused the API key \(401 to a search\)/);
+  it("warns, and holds nothing to access, when the key sees no project and no billing account", async () => {
+    const exchange = answering({
+      "type:project": answer(200, results()),
+      "type:billingAccount": answer(200, results()),
+    });
+    const discovered = await discoverAccess(exchange, search);
+    expect(discovered.access).toBeUndefined();
+    expect(discovered.warning).toMatch(
+      /^the key sees no project and no billing account .* run with the key of a user who has access$/,
+    );
+  });
+
+  it.each<[string, { given: Answer; want: RegExp }]>([
+    [
+      "refuses the key",
+      {
+        given: answer(401, { code: 401, message: "missing or invalid API key" }),
+        want: /refused the API key \(401 to a search\)/,
+      },
+    ],
+    [
+      "gives no answer at all",
+      {
+        given: { status: 0, headers: {}, text: "no answer: connect ECONNREFUSED 127.0.0.1:9", json: undefined },
+        want: /^no answer to a search: connect ECONNREFUSED 127\.0\.0\.1:9; nothing was checked$/,
+      },
+    ],
+    ["answers 404 (search is not there)", { given: answer(404, {}), want: /is the base URL the interface's root/ }],
+  ])("throws, asking nothing more, when the backend %s", async (_name, { given, want }) => {
+    const asked: string[] = [];
+    await expect(discoverAccess(answering({ "type:project": given }, asked), search)).rejects.toThrow(want);
+    expect(asked).toEqual(["type:project"]);
   });
 });

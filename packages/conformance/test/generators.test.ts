@@ -1,8 +1,9 @@
 import { compileContract, loadSpec } from "@compute-api/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createGenerators, type GeneratorOptions, keyPrefixOf } from "../src/generators.js";
+import { createGenerators, type GeneratorOptions, keyPrefixOf, queryRuleQueries } from "../src/generators.js";
 import { createRequestArbitraries } from "../src/requests.js";
+import { queryOutcome } from "../src/search-rules.js";
 import { seed } from "./support.js";
 
 const spec = loadSpec();
@@ -35,6 +36,7 @@ describe("createGenerators", () => {
         given: {},
         want: [
           "valid searchResources",
+          "query rules searchResources",
           "broken searchResources",
           "no usable key searchResources",
           "broken updateClusterMachine",
@@ -50,6 +52,7 @@ describe("createGenerators", () => {
         given: { writes },
         want: [
           "valid searchResources",
+          "query rules searchResources",
           "broken searchResources",
           "no usable key searchResources",
           "valid updateClusterMachine",
@@ -110,5 +113,18 @@ describe("createGenerators", () => {
     const verdicts = c?.judge({ status: 200, headers: {}, text: JSON.stringify(json), json });
     expect(verdicts?.search_access).toMatch(/outside the caller's projects/);
     expect(verdicts).toHaveProperty("search_order");
+  });
+
+  it("sends queries at the edges of the query rules: every refusal, and 8 terms allowed, within 256 characters", () => {
+    const words = ["proj-alpha", "a-very-long-identifier-that-is-left-out-of-queries"];
+    const outcomes = fc.sample(queryRuleQueries(words, ["cluster", "project"]), { seed, numRuns: 200 }).map((q) => {
+      expect(q.length).toBeLessThanOrEqual(256);
+      expect(q).not.toContain("a-very-long");
+      const outcome = queryOutcome(q);
+      return outcome && "refused" in outcome ? outcome.refused[0]?.reason : "accepted";
+    });
+    expect(new Set(outcomes)).toEqual(
+      new Set(["too-many-terms", "accepted", "terms-required", "type-repeated", "type-unknown"]),
+    );
   });
 });

@@ -120,11 +120,16 @@ describe("against the stub", () => {
       "not_a_server_error",
       "negative_data_rejection",
       "ignored_auth",
+      "search_query_rules",
       "search_access",
+      "search_matching",
+      "search_score",
       "search_order",
+      "search_resource_name",
+      "cluster_totals",
       "response_schema_conformance",
     ])
-      expect(out).toContain(check);
+      expect(out).toMatch(new RegExp(`\\n${check}\\s+searchResources\\s+[1-9]\\d*\\s+0\\n`));
     expect(code).toBe(0);
   });
 
@@ -149,6 +154,15 @@ describe("against the stub", () => {
       junit,
     );
     expect(out).toMatch(/every check passed/);
+    for (const [check, operationId] of [
+      ["price_normalization", "updateClusterMachine"],
+      ["partial_update", "updateClusterMachine"],
+      ["unknown_volume_rejection", "updateClusterMachine"],
+      ["update_visibility", "updateClusterMachine"],
+      ["api_key_uniqueness", "createApiKey"],
+      ["api_key_usable", "createApiKey"],
+    ])
+      expect(out).toMatch(new RegExp(`\\n${check}\\s+${operationId}\\s+[1-9]\\d*\\s+0\\n`));
     expect(out).toMatch(/restored proj-alpha\/cm-alpha-01/);
     expect(code).toBe(0);
     expect(await machine()).toEqual(before);
@@ -176,7 +190,7 @@ describe("against the stub", () => {
       "cm-nowhere",
     );
     expect(code).toBe(1);
-    expect(err).toMatch(/machine cm-nowhere is not among the clusters of proj-alpha .* nothing was written/);
+    expect(err).toMatch(/--writes needs --machine to be listed .* machine cm-nowhere is not .* nothing was written/);
   });
 
   it.each([
