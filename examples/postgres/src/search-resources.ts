@@ -1,13 +1,21 @@
 /**
- * searchResources in SQL: matching, scoring, order and cap run in the database, over the user's resources only.
+ * searchResources in SQL: matching, scoring, order and cap run in the database, over the user's resources only,
+ * reading one row per entry (search_documents, migration 005): its id and name values in one text and its other
+ * values in another, with a separator before and after every value.
  *
- * - `term`: the query's lowercased terms, numbered; each with its LIKE pattern (`%`, `_` and `\` escaped).
- * - `best`: each term's best score per entry over the entry's values that hold it: 100/80/60 for an exact,
- *   prefix or substring match of an id or name, half that (50/40/30) for another field. A term with three
- *   letters or digits in a row finds its values through the trigram index (LIKE); a shorter one, which has no
- *   trigram to look up, by scanning the values with strpos (cheaper than a trigram index read whole).
- * - `scored`: the entries that every term matched, scored with the mean of their terms' scores, rounded down.
- * Results are ordered by score, then by resourceName in code point order (collation "C"), and capped at 100.
+ * - The query's distinct terms, each with how many times it was written (its weight): a term written twice scores
+ *   twice, as the stub's index counts it, and is matched once.
+ * - An entry must hold every term: a term of three letters or digits in a row is looked up through the trigram
+ *   index of the two texts (LIKE); a shorter one, which has no trigram to look up, by strpos over them.
+ * - Each term scores its best match by strpos over the texts: in the id or name texts (100 exact — the term
+ *   between separators —, 80 prefix — after one —, 60 substring), else in the others (50, 40, 30).
+ * - The score is the weighted sum over the number of terms, rounded down; then ordered by score and
+ *   resourceName in code point order (collation "C"), capped at 100, and only then are the objects read.
+ * - One distinct term: its ids-and-names search first, the full one only when that does not fill the cap.
+ *
+ * A query holds at most 8 terms besides its type (parseSearchQuery), so a search reads each entry at most once,
+ * with at most 8 terms' strpos calls: its cost is bounded by the size of the data, whatever the terms.
+ * The SQL text is made of fixed fragments, one per term's place; the terms themselves are parameters.
  * @see openapi/paths/v1_resources_search.yaml
  */
 import { parseSearchQuery, type ResponseBody, type Schemas, searchDenied } from "@compute-api/server";
@@ -18,51 +26,74 @@ import type { Queryable } from "./database/database.js";
 export const maxResults = 100;
 
 /** Entries the user may see: of the user's projects, or the user's billing accounts. ($1: the user) */
-const visible = `(
-  e.project_id IN (SELECT project_id FROM user_projects WHERE user_id = $1)
-  OR e.billing_account_id IN (SELECT billing_account_id FROM user_billing_accounts WHERE user_id = $1)
+const visible = (alias: string) => `(
+  ${alias}.project_id IN (SELECT project_id FROM user_projects WHERE user_id = $1)
+  OR ${alias}.billing_account_id IN (SELECT billing_account_id FROM user_billing_accounts WHERE user_id = $1)
 )`;
 
+/** The separator before and after each value of a document's texts (migration 005). */
+const separator = "E'\\x1f'";
+
 /**
- * The search. $1: user id, $2: resource type or null, $3: lowercased terms (at least one), $4: the cap.
- * `values`: which values are read — all, or those of ids and names only (a fixed clause, never a value).
+ * A distinct term of the query, by its place: the term is parameter `$(3 + 2 × place)` and its weight the next one,
+ * each a parameter of its own rather than an item of an array, so that neither is taken out of an array per row.
+ * `indexed`: whether it has a trigram the index can look up.
  */
-const searchSqlOf = (values: "all" | "primary") => `
-WITH term AS (
-  SELECT ord::int AS ord, t,
-    '%' || replace(replace(replace(t, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' AS pattern,
-    t ~ '[a-z0-9]{3}' AS indexed
-  FROM unnest($3::text[]) WITH ORDINALITY AS u(t, ord)
-),
-best AS (
-  SELECT hit.ord, hit.entry_id,
-    max(CASE
-      WHEN hit.value = hit.t THEN 100
-      WHEN starts_with(hit.value, hit.t) THEN 80
-      ELSE 60
-    END / CASE WHEN hit.is_primary THEN 1 ELSE 2 END) AS score
-  FROM (
-    SELECT term.ord, term.t, v.entry_id, v.is_primary, v.value
-    FROM term JOIN search_values v ON v.value LIKE term.pattern
-    WHERE term.indexed${values === "primary" ? " AND v.is_primary" : ""}
-    UNION ALL
-    SELECT term.ord, term.t, v.entry_id, v.is_primary, v.value
-    FROM term JOIN search_values v ON strpos(v.value, term.t) > 0
-    WHERE NOT term.indexed${values === "primary" ? " AND v.is_primary" : ""}
-  ) AS hit
-  GROUP BY hit.ord, hit.entry_id
-),
-scored AS (
-  SELECT entry_id, (sum(score) / cardinality($3::text[]))::int AS score
-  FROM best
-  GROUP BY entry_id
-  HAVING count(*) = cardinality($3::text[])
-)
-SELECT e.resource_type, e.resource_name, s.score, e.project_id, e.resource_id
-FROM scored s JOIN search_entries e ON e.entry_id = s.entry_id
-WHERE ($2::text IS NULL OR e.resource_type = $2::text) AND ${visible}
-ORDER BY s.score DESC, e.resource_name COLLATE "C"
-LIMIT $4`;
+interface TermSlot {
+  place: number;
+  indexed: boolean;
+}
+
+/** The parameters of the term at `place` and of its weight. */
+const termParam = (place: number) => `$${3 + 2 * place}::text`;
+const weightParam = (place: number) => `$${4 + 2 * place}::int`;
+
+/** Whether a term has a trigram to look up: three letters or digits in a row. */
+const hasTrigram = (term: string): boolean => /[a-z0-9]{3}/.test(term);
+
+/** The entries holding the term at `place`. */
+function matchOf({ place, indexed }: TermSlot): string {
+  const term = termParam(place);
+  return indexed
+    ? `(d.primary_text LIKE search_like_pattern(${term}) OR d.other_text LIKE search_like_pattern(${term}))`
+    : `(strpos(d.primary_text, ${term}) > 0 OR strpos(d.other_text, ${term}) > 0)`;
+}
+
+/** The entries whose id or name holds the term at `place`. */
+function primaryMatchOf({ place, indexed }: TermSlot): string {
+  const term = termParam(place);
+  return indexed ? `d.primary_text LIKE search_like_pattern(${term})` : `strpos(d.primary_text, ${term}) > 0`;
+}
+
+/** The best score of the term at `place` in an entry that holds it. */
+function scoreOf({ place }: TermSlot): string {
+  const term = termParam(place);
+  return `CASE
+      WHEN strpos(d.primary_text, ${term}) > 0 THEN CASE
+        WHEN strpos(d.primary_text, ${separator} || ${term}) = 0 THEN 60
+        WHEN strpos(d.primary_text, ${separator} || ${term} || ${separator}) > 0 THEN 100
+        ELSE 80 END
+      WHEN strpos(d.other_text, ${separator} || ${term}) = 0 THEN 30
+      WHEN strpos(d.other_text, ${separator} || ${term} || ${separator}) > 0 THEN 50
+      ELSE 40 END`;
+}
+
+/**
+ * The best `$3` entries for the terms, with their scores, in order. $1: user id, $2: resource type or null, $3: the
+ * cap, $4: the number of terms (the weights' sum), then each distinct lowercased term and its weight.
+ * `values`: which entries are read — all, or those whose id or name holds the (one) term.
+ */
+function rankedSql(slots: readonly TermSlot[], values: "all" | "primary"): string {
+  const conditions = slots.map(values === "primary" ? primaryMatchOf : matchOf);
+  const score = slots.map((slot) => `${weightParam(slot.place)} * ${scoreOf(slot)}`).join("\n    + ");
+  return `
+  SELECT d.resource_type, d.resource_name, d.project_id, d.resource_id, ((${score}) / $4::int)::int AS score
+  FROM search_documents d
+  WHERE ($2::text IS NULL OR d.resource_type = $2::text) AND ${visible("d")}
+    AND ${conditions.join("\n    AND ")}
+  ORDER BY score DESC, d.resource_name
+  LIMIT $3`;
+}
 
 /** The results' objects, read for the (at most 100) rows of a search only, in the results' order. */
 const withObjects = (rows: string) => `
@@ -70,33 +101,49 @@ SELECT r.resource_type, r.resource_name, r.score, resource_object(r.resource_typ
 FROM (${rows}) AS r
 ORDER BY r.score DESC, r.resource_name COLLATE "C"`;
 
-/** The search over every value. */
-export const searchSql = withObjects(searchSqlOf("all"));
+/** The search of the terms (by place and whether each has a trigram) over every value. */
+export function searchSql(slots: readonly TermSlot[]): string {
+  return withObjects(rankedSql(slots, "all"));
+}
 
 /**
  * The search of one term over ids and names only. An entry whose id or name holds the term scores 60 or more,
- * any other at most 50: when this finds as many entries as the cap, they are the results, and the other fields'
- * values — most of them, and what a broad term (`proj`) finds in every resource — are never read.
+ * any other at most 50: when this finds as many entries as the cap, they are the results, and the other values
+ * of every entry — what a broad term (`proj`) finds in every resource — are never scored.
  */
-export const primarySearchSql = withObjects(searchSqlOf("primary"));
+export function primarySearchSql(slot: TermSlot): string {
+  return withObjects(rankedSql([slot], "primary"));
+}
 
 /**
  * A one-term search in one statement: the ids-and-names search, and the full one only when that did not fill the
  * cap (a gate on the first's count, which PostgreSQL evaluates once, before it would start the second).
  */
-export const oneTermSearchSql = withObjects(`
-WITH shortcut AS MATERIALIZED (${searchSqlOf("primary")})
-SELECT * FROM shortcut WHERE (SELECT count(*) FROM shortcut) = $4
+export function oneTermSearchSql(slot: TermSlot): string {
+  return withObjects(`
+WITH shortcut AS MATERIALIZED (${rankedSql([slot], "primary")})
+SELECT * FROM shortcut WHERE (SELECT count(*) FROM shortcut) = $3
 UNION ALL
-SELECT * FROM (${searchSqlOf("all")}) AS full_search WHERE (SELECT count(*) FROM shortcut) < $4`);
+SELECT * FROM (${rankedSql([slot], "all")}) AS full_search WHERE (SELECT count(*) FROM shortcut) < $3`);
+}
 
 /** $1: user id, $2: resource type, $3: the cap. Every resource of the type, score 0, in resourceName order. */
 export const typeOnlySql = `
 SELECT e.resource_type, e.resource_name, 0 AS score, resource_object(e.resource_type, e.project_id, e.resource_id) AS object
 FROM search_entries e
-WHERE e.resource_type = $2 AND ${visible}
+WHERE e.resource_type = $2 AND ${visible("e")}
 ORDER BY e.resource_name COLLATE "C"
 LIMIT $3`;
+
+/** A query's distinct terms with their weights: the slots of its SQL, and its parameters from $4 on. */
+export function termsOf(terms: readonly string[]): { slots: TermSlot[]; params: (string | number)[] } {
+  const weights = new Map<string, number>();
+  for (const term of terms) weights.set(term, (weights.get(term) ?? 0) + 1);
+  return {
+    slots: [...weights.keys()].map((term, i) => ({ place: i + 1, indexed: hasTrigram(term) })),
+    params: [terms.length, ...[...weights].flat()],
+  };
+}
 
 interface ResultRow {
   resource_type: Schemas["SearchResult"]["resourceType"];
@@ -116,8 +163,10 @@ export async function searchResources(
   let rows: ResultRow[];
   if (terms.length === 0) rows = await db.query<ResultRow>(typeOnlySql, [user.id, type ?? null, maxResults]);
   else {
-    const params = [user.id, type ?? null, terms, maxResults];
-    rows = await db.query<ResultRow>(terms.length === 1 ? oneTermSearchSql : searchSql, params);
+    const { slots, params } = termsOf(terms);
+    const [first] = slots;
+    const sql = slots.length === 1 && first ? oneTermSearchSql(first) : searchSql(slots);
+    rows = await db.query<ResultRow>(sql, [user.id, type ?? null, maxResults, ...params]);
   }
   return {
     results: rows.map(

@@ -25,6 +25,7 @@ describe("migrate", () => {
       "002_resources",
       "003_search",
       "004_search_primary_trigrams",
+      "005_search_documents",
     ]);
     expect(await migrate(db)).toEqual({ applied: files.map((m) => m.version), unknown: [] });
     expect(await migrate(db)).toEqual({ applied: [], unknown: [] });

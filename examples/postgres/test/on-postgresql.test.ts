@@ -38,7 +38,7 @@ describe.skipIf(skipWithoutPostgres())("on PostgreSQL", () => {
           `SELECT (SELECT count(*) FROM schema_migrations)::int AS migrations,
              (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM search_entries)::int AS entries`,
         );
-        expect(counts).toEqual([{ migrations: 4, users: 5, entries: 59 }]);
+        expect(counts).toEqual([{ migrations: 5, users: 5, entries: 59 }]);
       } finally {
         await Promise.all(servers.map((s) => s.close()));
       }

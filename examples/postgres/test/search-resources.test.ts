@@ -2,7 +2,7 @@
 import { generateFixtures } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresServer, type PostgresServer } from "../src/index.js";
-import { maxResults, primarySearchSql, searchSql } from "../src/search-resources.js";
+import { maxResults, primarySearchSql, searchSql, termsOf } from "../src/search-resources.js";
 import { searchSuite } from "./support/search-suite.js";
 import { pgliteTarget } from "./support/targets.js";
 
@@ -25,9 +25,12 @@ describe("the one-term search over ids and names", () => {
         ["bob", null],
         ["alice", "cluster"],
       ] as const) {
-        const params = [user, type, [term], maxResults];
-        const primary = await server.database.query(primarySearchSql, params);
-        const full = await server.database.query(searchSql, params);
+        const { slots, params } = termsOf([term]);
+        const [slot] = slots;
+        if (!slot) throw new Error("no slot");
+        const all = [user, type, maxResults, ...params];
+        const primary = await server.database.query(primarySearchSql(slot), all);
+        const full = await server.database.query(searchSql(slots), all);
         if (primary.length === maxResults) expect(primary).toEqual(full);
         else expect(primary.length).toBeLessThan(maxResults);
       }
