@@ -5,42 +5,23 @@
  * exit by itself, soon, having cut nothing.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Nginx, skipWithoutNginx, startNginx } from "../support/nginx.js";
 import { freePort } from "../support/processes.js";
 import {
-  call,
+  balancer,
+  type CommandProcess,
   failures,
-  type GatewayProcess,
-  killGatewayProcesses,
+  killCommandProcesses,
   type LoggedStub,
-  type Outcome,
   patchedTwice,
-  startGatewayProcess,
+  startCommandProcess,
   startLoggedStub,
+  steadyTraffic,
 } from "./support.js";
 
-/** Below the balancer's idle time for its pooled connections (2 s), as the README advises. */
+/** Above the balancer's idle time for its pooled connections (2 s), which the README says to keep below it. */
 const shutdownGraceMs = 3000;
-
-/** Sends GETs and PATCHes in turn from `clients` loops until `stop()` resolves. */
-function steadyTraffic(base: string, clients: number): { stop(): Promise<Outcome[]> } {
-  const agent = new Agent({ connections: clients, keepAliveTimeout: 60_000 });
-  const outcomes: Outcome[] = [];
-  let running = true;
-  const loops = Array.from({ length: clients }, async (_, i) => {
-    for (let n = i; running; n++) outcomes.push(await call(agent, base, n % 2 === 0 ? "GET" : "PATCH", "restart"));
-  });
-  return {
-    async stop() {
-      running = false;
-      await Promise.all(loops);
-      await agent.close();
-      return outcomes;
-    },
-  };
-}
 
 describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind nginx", () => {
   let stub: LoggedStub;
@@ -50,27 +31,10 @@ describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind ng
   beforeAll(async () => {
     stub = await startLoggedStub();
     ports.push(await freePort(), await freePort());
-    nginx = await startNginx(
-      (port) => `
-        upstream gateways {
-          server 127.0.0.1:${ports[0]} max_fails=0;
-          server 127.0.0.1:${ports[1]} max_fails=0;
-          keepalive 16;
-          keepalive_timeout 2s;
-        }
-        server {
-          listen 127.0.0.1:${port};
-          location / {
-            proxy_pass http://gateways;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            proxy_next_upstream error timeout;
-          }
-        }`,
-    );
+    nginx = await startNginx((port) => balancer(port, ports, "2s"));
   });
   afterAll(async () => {
-    killGatewayProcesses();
+    killCommandProcesses();
     await nginx?.stop();
     await stub?.close();
   });
@@ -90,8 +54,8 @@ describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind ng
         String(shutdownGraceMs),
         ...extra,
       ];
-      const gateways: GatewayProcess[] = [];
-      for (const port of ports) gateways.push(await startGatewayProcess(args(port), listeners));
+      const gateways: CommandProcess[] = [];
+      for (const port of ports) gateways.push(await startCommandProcess("compute-gateway", args(port), listeners));
       const traffic = steadyTraffic(nginx.url, 8);
       const drains: number[] = [];
       try {
@@ -105,7 +69,7 @@ describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind ng
           expect(code, old.output()).toBe(0);
           expect(old.output()).not.toMatch(/request cut/);
           expect(old.output()).toMatch(/compute-gateway stopped: no connection left/);
-          gateways[i] = await startGatewayProcess(args(port), listeners);
+          gateways[i] = await startCommandProcess("compute-gateway", args(port), listeners);
           await sleep(500);
         }
       } finally {

@@ -1,12 +1,15 @@
-/** What the production suites share: a stub backend that logs into memory, traffic through undici, the metrics. */
+/**
+ * What the production suites share: a stub backend that logs into memory, traffic through undici, the metrics, the
+ * project's commands as processes and their signals, and nginx as a balancer in front of them.
+ */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import { Writable } from "node:stream";
+import { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { createLogger } from "@compute-api/contract/http";
 import { createApp } from "@compute-api/stub-server";
-import { type Agent, request } from "undici";
+import { Agent, request } from "undici";
 
 /** alice's key, known to every stub these suites start. */
 export const aliceKey = "cak_production-test-alice-0001";
@@ -66,28 +69,82 @@ export interface Outcome {
   status: number | string;
 }
 
+/** What a call may change: the path (a search or a machine), the PATCH's body, more headers. */
+export interface CallOptions {
+  path?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The PATCH's body is sent in two halves this many ms apart: a slow client, whose request the server is reading. */
+  uploadPauseMs?: number;
+}
+
 let sequence = 0;
 
-/** Sends a search (GET) or a PATCH of alice's machine through `base` on the client's keep-alive agent. */
-export async function call(agent: Agent, base: string, method: "GET" | "PATCH", tag: string): Promise<Outcome> {
+/**
+ * Sends a search (GET) or a PATCH of alice's machine through `base` on the client's keep-alive agent; the PATCH
+ * sets a price unless `options.body` says otherwise.
+ */
+export async function call(
+  agent: Agent,
+  base: string,
+  method: "GET" | "PATCH",
+  tag: string,
+  options: CallOptions = {},
+): Promise<Outcome> {
   const id = `${tag}-${method}-${++sequence}`;
+  const body = JSON.stringify(options.body ?? { priceHr: { value: String(sequence % 97) } });
+  const pause = options.uploadPauseMs;
   try {
-    const res = await request(base + (method === "GET" ? searchPath : machinePath), {
+    const res = await request(base + (options.path ?? (method === "GET" ? searchPath : machinePath)), {
       method,
       dispatcher: agent,
       headers: {
         authorization: `Bearer ${aliceKey}`,
         "x-request-id": id,
         "accept-encoding": "gzip",
-        ...(method === "PATCH" ? { "content-type": "application/json" } : {}),
+        ...(method === "PATCH" ? { "content-type": "application/json", "content-length": String(body.length) } : {}),
+        ...options.headers,
       },
-      ...(method === "PATCH" ? { body: JSON.stringify({ priceHr: { value: String(sequence % 97) } }) } : {}),
+      ...(method !== "PATCH" ? {} : pause === undefined ? { body } : { body: Readable.from(halves(body, pause)) }),
     });
     await res.body.dump();
     return { method, id, status: res.statusCode };
   } catch (error) {
     return { method, id, status: (error as { code?: string }).code ?? String(error) };
   }
+}
+
+/** `text` in two halves, the second `pauseMs` after the first. */
+async function* halves(text: string, pauseMs: number): AsyncGenerator<string> {
+  yield text.slice(0, text.length >> 1);
+  await sleep(pauseMs);
+  yield text.slice(text.length >> 1);
+}
+
+/**
+ * `clients` keep-alive clients that each send one request after the other until `stop()` resolves: by default
+ * GETs and PATCHes in turn (`call`), or what `send` sends for a client's `n`th request.
+ */
+export function steadyTraffic(
+  base: string,
+  clients: number,
+  send: (agent: Agent, client: number, n: number) => Promise<Outcome> = (agent, client, n) =>
+    call(agent, base, (client + n) % 2 === 0 ? "GET" : "PATCH", "steady"),
+): { stop(): Promise<Outcome[]> } {
+  const agent = new Agent({ connections: clients, keepAliveTimeout: 60_000 });
+  const outcomes: Outcome[] = [];
+  let running = true;
+  const loops = Array.from({ length: clients }, async (_, client) => {
+    for (let n = 0; running; n++) outcomes.push(await send(agent, client, n));
+  });
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      await agent.close();
+      return outcomes;
+    },
+  };
 }
 
 /** The value of a counter's series in a Prometheus text exposition (0 when absent), summed over those matching. */
@@ -109,8 +166,18 @@ export function failures(outcomes: Outcome[]): Record<string, number> {
   return counts;
 }
 
-/** A compute-gateway process started from source, in a process group of its own. */
-export interface GatewayProcess {
+/** The commands these suites run as processes, each from its TypeScript source, and the line it prints once it listens. */
+const commands = {
+  "compute-gateway": { bin: "../../packages/gateway/src/bin.ts", listening: /compute-gateway listening/g },
+  "compute-stub": { bin: "../../packages/stub-server/src/bin.ts", listening: /compute-stub listening on /g },
+  "compute-postgres": { bin: "../../examples/postgres/src/bin.ts", listening: /compute-postgres listening on /g },
+} as const;
+
+/** One of the project's commands. */
+export type CommandName = keyof typeof commands;
+
+/** A command's process started from source, in a process group of its own. */
+export interface CommandProcess {
   child: ChildProcess;
   /** What it wrote to stdout and stderr so far. */
   output(): string;
@@ -118,9 +185,8 @@ export interface GatewayProcess {
   exited: Promise<number | string | null>;
 }
 
-const gatewayBin = fileURLToPath(new URL("../../packages/gateway/src/bin.ts", import.meta.url));
 const started = new Set<ChildProcess>();
-// However the run ends, no gateway it started outlives it.
+// However the run ends, no process it started outlives it.
 process.on("exit", () => {
   for (const child of started) if (child.exitCode === null && child.pid) killGroup(child.pid);
 });
@@ -134,11 +200,15 @@ function killGroup(pid: number): void {
   }
 }
 
-/** Starts `compute-gateway` with `args`; resolves once it listens (every worker, with --workers), or rejects with its output. */
-export async function startGatewayProcess(args: string[], listeners = 1): Promise<GatewayProcess> {
+/**
+ * Starts `name` with `args` (as `node --import tsx`, the way its tests and `npm run` do); resolves once it listens
+ * (`listeners` times: every worker of compute-gateway --workers), or rejects with its output.
+ */
+export async function startCommandProcess(name: CommandName, args: string[], listeners = 1): Promise<CommandProcess> {
+  const { bin, listening } = commands[name];
   const child = spawn(
     process.execPath,
-    ["--conditions", "@compute-api/source", "--import", "tsx", gatewayBin, ...args],
+    ["--conditions", "@compute-api/source", "--import", "tsx", fileURLToPath(new URL(bin, import.meta.url)), ...args],
     {
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
@@ -154,20 +224,100 @@ export async function startGatewayProcess(args: string[], listeners = 1): Promis
   const exited = new Promise<number | string | null>((resolve) =>
     child.once("exit", (code, signal) => resolve(code ?? signal)),
   );
-  const deadline = Date.now() + 20_000;
-  while ((text.match(/compute-gateway listening/g) ?? []).length < listeners) {
+  // compute-postgres prepares its database first (PGlite's start, migrations, the data).
+  const deadline = Date.now() + 60_000;
+  while ((text.match(listening) ?? []).length < listeners) {
     if (child.exitCode !== null || Date.now() > deadline) {
       killGroup(child.pid ?? 0);
-      throw new Error(`compute-gateway did not start:\n${text}`);
+      throw new Error(`${name} did not start:\n${text}`);
     }
     await sleep(50);
   }
   return { child, output: () => text, exited };
 }
 
-/** Ends every gateway process these helpers started that is still running. */
-export function killGatewayProcesses(): void {
+/** Ends every process these helpers started that is still running. */
+export function killCommandProcesses(): void {
   for (const child of started) if (child.exitCode === null && child.pid) killGroup(child.pid);
+}
+
+/**
+ * Sends `signal` to the process group of `running` twice, `gapMs` apart, as a supervisor that signals a whole group
+ * does (systemd's KillMode=control-group, dumb-init) and then the user again. Resolves with whether the process was
+ * still running for the second one, which is what makes it count (it is not sent to a process that has exited).
+ */
+export async function signalGroupTwice(
+  running: CommandProcess,
+  signal: NodeJS.Signals = "SIGTERM",
+  gapMs = 200,
+): Promise<boolean> {
+  const group = -(running.child.pid ?? 0);
+  process.kill(group, signal);
+  await sleep(gapMs);
+  if (running.child.exitCode !== null || running.child.signalCode !== null) return false;
+  try {
+    process.kill(group, signal);
+    return true;
+  } catch {
+    // it exited in the meantime
+    return false;
+  }
+}
+
+/** Resolves with the exit code (or signal) of `running`, or with what says it is still running after `ms`. */
+export function exitWithin(running: CommandProcess, ms: number): Promise<number | string | null> {
+  return Promise.race([running.exited, sleep(ms).then(() => `still running ${ms} ms later`)]);
+}
+
+/** Whether any process of the group `pid` leads is left. */
+export function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `url`/readyz until it answers 200, or fails after `ms`. */
+export async function untilReady(url: string, ms = 20_000): Promise<void> {
+  let last = "";
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) {
+    try {
+      // On a connection of its own, closed after: an idle one would hold a later drain for its grace period.
+      const res = await request(`${url}/readyz`, { reset: true });
+      await res.body.dump();
+      if (res.statusCode === 200) return;
+      last = String(res.statusCode);
+    } catch (error) {
+      last = (error as { code?: string }).code ?? String(error);
+    }
+  }
+  throw new Error(`${url}/readyz did not answer 200 within ${ms} ms (last: ${last})`);
+}
+
+/**
+ * nginx's http {} body for a round-robin balancer on `port` over `ports` on 127.0.0.1, as a deployment has it: a
+ * keep-alive pool whose idle connections nginx closes after `keepaliveTimeout`, a server never marked down (a
+ * refused connection is tried on the next), and nginx's default retries: a request is passed to the next server on
+ * an error or timeout, a PATCH only when it was not sent.
+ */
+export function balancer(port: number, ports: readonly number[], keepaliveTimeout: string): string {
+  return `
+    upstream backends {
+      ${ports.map((p) => `server 127.0.0.1:${p} max_fails=0;`).join("\n      ")}
+      keepalive 16;
+      keepalive_timeout ${keepaliveTimeout};
+    }
+    server {
+      listen 127.0.0.1:${port};
+      location / {
+        proxy_pass http://backends;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_next_upstream error timeout;
+      }
+    }`;
 }
 
 /** PATCHes the backend received more than once, by request id. */
