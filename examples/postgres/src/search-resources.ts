@@ -152,21 +152,26 @@ interface ResultRow {
   object: object;
 }
 
-/** The best matches among what the user may access, best first. */
+/**
+ * The best matches among what the user may access, best first. `signal` cancels the statement (the request's
+ * deadline passed, or its client went away).
+ */
 export async function searchResources(
   db: Queryable,
   user: Principal,
   query: string,
+  signal?: AbortSignal,
 ): Promise<ResponseBody<"searchResources">> {
   if (!user.canSearch) throw searchDenied();
   const { terms, type } = parseSearchQuery(query);
+  const options = signal ? { signal } : {};
   let rows: ResultRow[];
-  if (terms.length === 0) rows = await db.query<ResultRow>(typeOnlySql, [user.id, type ?? null, maxResults]);
+  if (terms.length === 0) rows = await db.query<ResultRow>(typeOnlySql, [user.id, type ?? null, maxResults], options);
   else {
     const { slots, params } = termsOf(terms);
     const [first] = slots;
     const sql = slots.length === 1 && first ? oneTermSearchSql(first) : searchSql(slots);
-    rows = await db.query<ResultRow>(sql, [user.id, type ?? null, maxResults, ...params]);
+    rows = await db.query<ResultRow>(sql, [user.id, type ?? null, maxResults, ...params], options);
   }
   return {
     results: rows.map(

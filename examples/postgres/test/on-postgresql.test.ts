@@ -1,13 +1,14 @@
 /**
  * The same suites on a real PostgreSQL server (Debian's, started by the repository's test/support/postgres.ts;
- * skipped with one line without it, except under CI), each with a database of its own; and two servers starting at
- * once on one empty database.
+ * skipped with one line without it, except under CI), each with a database of its own, the search cost over
+ * 100,000 generated resources among them; and two servers starting at once on one empty database.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Postgres, skipWithoutPostgres, startPostgres } from "../../../test/support/postgres.js";
 import { createPostgresServer } from "../src/index.js";
 import { consistencySuite } from "./support/consistency-suite.js";
 import { operationsSuite } from "./support/operations-suite.js";
+import { searchCostSuite } from "./support/search-cost-suite.js";
 import { searchSuite } from "./support/search-suite.js";
 import { postgresTarget } from "./support/targets.js";
 
@@ -24,6 +25,7 @@ describe.skipIf(skipWithoutPostgres())("on PostgreSQL", () => {
   searchSuite(target);
   operationsSuite(target);
   consistencySuite(target);
+  searchCostSuite(target, { count: 100_000, besideMs: 100, loadTimeoutMs: 300_000, cancels: true });
 
   it("two servers starting at once on one empty database: one migrates and loads, the other waits and keeps", async () => {
     const database = await target.open();
