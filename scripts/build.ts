@@ -31,15 +31,89 @@ async function generate(outDir: string): Promise<void> {
   const ast = await openapiTS(pathToFileURL(json));
   await writeFile(path.join(outDir, "schema.d.ts"), `/**\n * ${header}\n */\n\n${astToString(ast)}`);
 
+  // The reference is built from a copy of the bundle shaped for Redoc (docsDocument); its options are redocly.yaml's.
+  const docsJson = path.join(outDir, "openapi.docs.tmp.json");
+  await writeFile(docsJson, JSON.stringify(docsDocument(JSON.parse(await readFile(json, "utf8")))));
+  const html = path.join(outDir, "docs", "index.html");
   await mustRun("redocly", [
     "build-docs",
-    json,
+    docsJson,
     "--inlineBundle",
     "--title",
     "Compute service API reference",
     "-o",
-    path.join(outDir, "docs", "index.html"),
+    html,
   ]);
+  await rm(docsJson);
+  await writeFile(html, withoutRemoteLogo(await readFile(html, "utf8")));
+}
+
+/** A JSON value of the bundled document, walked without knowing its shape. */
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+const isObject = (v: Json | undefined): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The bundled document as the HTML reference shows it; openapi.json, the types and the validators keep the original.
+ * Redoc shows a server's URL template as it is, so the URL gets its variables' defaults (the variables stay, with
+ * their descriptions). It shows a `false` property (a search result's absent typed objects) as a row of type `any`,
+ * so those go; each branch's description says that no other typed object is present. It shows a `oneOf` without a
+ * `type` as `any`, so a `oneOf` whose branches share one type gets it. Neither changes which values are valid.
+ */
+function docsDocument(bundled: Json): Json {
+  const doc = structuredClone(bundled);
+  if (!isObject(doc)) throw new Error("the bundled document is not an object");
+  const schemas = isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {};
+  const resolve = (schema: Json): Json | undefined =>
+    isObject(schema) && typeof schema.$ref === "string"
+      ? schemas[schema.$ref.replace("#/components/schemas/", "")]
+      : schema;
+  for (const server of Array.isArray(doc.servers) ? doc.servers : []) {
+    if (!isObject(server) || typeof server.url !== "string") continue;
+    const variables = isObject(server.variables) ? server.variables : {};
+    server.url = server.url.replace(/\{([^}]+)\}/g, (template, name: string) => {
+      const variable = variables[name];
+      return isObject(variable) && typeof variable.default === "string" ? variable.default : template;
+    });
+  }
+  // Keywords whose contents are values, not schemas: an example may hold a `properties` or a `oneOf` of its own.
+  const values = new Set(["example", "examples", "default", "const", "enum"]);
+  const visit = (node: Json): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    if (!isObject(node)) return;
+    if (isObject(node.properties)) {
+      for (const [name, schema] of Object.entries(node.properties)) if (schema === false) delete node.properties[name];
+    }
+    if (Array.isArray(node.oneOf) && node.type === undefined) {
+      const types = new Set(node.oneOf.map(resolve).map((branch) => (isObject(branch) ? branch.type : undefined)));
+      const [type] = types;
+      if (types.size === 1 && typeof type === "string") node.type = type;
+    }
+    for (const [key, value] of Object.entries(node)) if (!values.has(key)) visit(value);
+  };
+  visit(doc);
+  return doc;
+}
+
+/**
+ * The page with Redoc's sidebar logo drawn from an inline image instead of Redocly's CDN, so that the page asks
+ * nothing of any other origin (`--inlineBundle` embeds everything else). Redoc has no option to leave it out.
+ */
+function withoutRemoteLogo(html: string): string {
+  const logo = (width: number, text: string) =>
+    `data:image/svg+xml,${encodeURIComponent(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="16" viewBox="0 0 ${width} 16"><text x="0" y="12.5" font-family="sans-serif" font-size="12" font-weight="600" fill="#8a8f98">${text}</text></svg>`,
+    )}`;
+  const remote = {
+    "https://cdn.redoc.ly/redoc/logo-mini-full.svg": logo(48, "Redocly"),
+    "https://cdn.redoc.ly/redoc/logo-mini.svg": logo(10, "R"),
+  };
+  let page = html;
+  for (const [url, inline] of Object.entries(remote)) {
+    if (!page.includes(url)) throw new Error(`build-docs output no longer loads ${url}; revisit withoutRemoteLogo`);
+    page = page.replaceAll(url, inline);
+  }
+  return page;
 }
 
 /** Lists the files below dir, relative to it. */
