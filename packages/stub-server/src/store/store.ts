@@ -27,7 +27,8 @@ import {
   type SearchResult,
   type UpdateClusterMachineRequest,
 } from "../types.js";
-import { type SearchEntry, SearchIndex } from "./search-index.js";
+import type { SearchEntry } from "./search-columns.js";
+import { SearchIndex } from "./search-index.js";
 
 /** Who a request acts for. */
 export interface User {

@@ -5,7 +5,8 @@
 import { compareCodePoints } from "@compute-api/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { maxResults, SearchIndex, type SearchResource } from "../../src/store/search-index.js";
+import type { SearchResource } from "../../src/store/search-columns.js";
+import { maxResults, SearchIndex } from "../../src/store/search-index.js";
 import type { ResourceType } from "../../src/types.js";
 
 const volume = (id: string, fields: Record<string, unknown> = {}, projectId = "p1"): SearchResource => ({

@@ -1,0 +1,128 @@
+/**
+ * The search index's columns. Entries are ranked by resourceName (code point order) once and kept as arrays by
+ * rank; two dictionaries (primary fields — id and name — and other fields) map every distinct lowercased value to
+ * the ranks that hold it.
+ * @see openapi/paths/v1_resources_search.yaml
+ */
+
+import { visitSearchFields } from "@compute-api/server";
+import type { ResourceType } from "../types.js";
+import { nameOrder } from "./name-order.js";
+import type { SearchDictionary } from "./search-dictionary.js";
+import { SearchDictionaryBuilder } from "./search-dictionary-builder.js";
+
+/** A resource to index. */
+export interface SearchResource {
+  readonly resourceType: ResourceType;
+  readonly resourceName: string;
+  /** What the caller must hold to see the entry: `p:<projectId>` or `b:<billingAccountId>`. */
+  readonly access: string;
+  /** The live resource object; results show it as it is at the time of the search. */
+  readonly resource: Record<string, unknown>;
+}
+
+/** One indexed resource and its rank (its place in resourceName order). */
+export interface SearchEntry extends SearchResource {
+  readonly rank: number;
+}
+
+/** A fixed set of resources (the stub creates and deletes none; it updates them) as arrays by rank. */
+export class SearchColumns {
+  /** The resource objects, by rank. */
+  readonly resources: Record<string, unknown>[] = [];
+  /** The resourceNames, by rank. */
+  readonly names: string[] = [];
+  /** The distinct resource types. */
+  readonly typeNames: ResourceType[] = [];
+  /** Index in typeNames, by rank. */
+  readonly types: Uint8Array;
+  /** The distinct access keys. */
+  readonly accessKeys: string[] = [];
+  /** Index in accessKeys, by rank. */
+  readonly accessIds: Int32Array;
+  /** Ranks by index in typeNames. */
+  readonly byType: Int32Array[] = [];
+  /** The values of the primary fields (id and name). */
+  readonly primary: SearchDictionary;
+  /** The values of the other fields and the resourceName. */
+  readonly other: SearchDictionary;
+  private readonly ranksOf = new Map<object, number>();
+
+  /** Ranks the resources and builds the dictionaries, with `blockValues` values per block of text. */
+  constructor(resources: Iterable<SearchResource>, blockValues: number) {
+    const input = [...resources];
+    const n = input.length;
+    const order = nameOrder(input.map((r) => r.resourceName));
+    // The resources are read in their own order, likely the order they lie in memory: read in rank order, each
+    // would cost a cache miss per field.
+    const typeOf = new Uint8Array(n);
+    const accessOf = new Int32Array(n);
+    const typeIds = new Map<ResourceType, number>();
+    const accessIds = new Map<string, number>();
+    const primary = new SearchDictionaryBuilder(n);
+    const other = new SearchDictionaryBuilder(n);
+    input.forEach((r, i) => {
+      let type = typeIds.get(r.resourceType);
+      if (type === undefined) {
+        type = this.typeNames.push(r.resourceType) - 1;
+        typeIds.set(r.resourceType, type);
+      }
+      typeOf[i] = type;
+      let access = accessIds.get(r.access);
+      if (access === undefined) {
+        access = this.accessKeys.push(r.access) - 1;
+        accessIds.set(r.access, access);
+      }
+      accessOf[i] = access;
+      visitSearchFields(r.resourceType, r.resourceName, r.resource, (value, isPrimary) =>
+        (isPrimary ? primary : other).add(value, i),
+      );
+    });
+    this.types = new Uint8Array(n);
+    this.accessIds = new Int32Array(n);
+    order.forEach((i, rank) => {
+      const r = input[i] as SearchResource;
+      this.resources.push(r.resource);
+      this.names.push(r.resourceName);
+      this.types[rank] = typeOf[i] as number;
+      this.accessIds[rank] = accessOf[i] as number;
+    });
+    this.primary = primary.build(order, blockValues);
+    this.other = other.build(order, blockValues);
+    const counts = new Int32Array(this.typeNames.length);
+    for (const type of this.types) counts[type] = (counts[type] as number) + 1;
+    for (const count of counts) this.byType.push(new Int32Array(count));
+    counts.fill(0);
+    this.types.forEach((type, rank) => {
+      (this.byType[type] as Int32Array)[(counts[type] as number)++] = rank;
+    });
+  }
+
+  /** Number of entries. */
+  get size(): number {
+    return this.names.length;
+  }
+
+  /** The rank of a resource object, if indexed. */
+  rankOf(resource: object): number | undefined {
+    // Looked for once per resource: only updates ask, and a map of every resource would cost more than they do.
+    let rank = this.ranksOf.get(resource);
+    if (rank === undefined) {
+      rank = this.resources.indexOf(resource as Record<string, unknown>);
+      if (rank < 0) return undefined;
+      this.ranksOf.set(resource, rank);
+    }
+    return rank;
+  }
+
+  /** The entry at a rank. */
+  entry(rank: number): SearchEntry {
+    return {
+      resourceType: this.typeNames[this.types[rank] as number] as ResourceType,
+      resourceName: this.names[rank] as string,
+      access: this.accessKeys[this.accessIds[rank] as number] as string,
+      resource: this.resources[rank] as Record<string, unknown>,
+      rank,
+    };
+  }
+}
