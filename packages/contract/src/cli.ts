@@ -31,3 +31,16 @@ export function shutdownFlags(): Option[] {
       .argParser(integerFlag(0)),
   ];
 }
+
+/**
+ * Keeps a command alive when the reader of its standard output or error goes away (`EPIPE`: the `| pino-pretty`
+ * or `| tee` it writes to died): what it prints from then on is dropped, and it goes on serving and draining as it
+ * would, instead of dying of an unhandled 'error' event with requests in flight.
+ */
+export function dropOutputWithoutReader(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+    });
+  }
+}

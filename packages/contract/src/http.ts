@@ -7,4 +7,4 @@ export { answerClientErrors } from "./client-errors.js";
 export { type CorsHandler, corsHandler, isPreflight, parseOrigins } from "./cors.js";
 export { type Drainable, type DrainOptions, drainable, drainDefaults, onShutdownSignal } from "./drain.js";
 export { defaultMaxBodyBytes, type JsonBody, jsonBodyParser, jsonBodyReader } from "./json-body.js";
-export { createLogger, type Logger, type RequestRecord, requestLogger } from "./logging.js";
+export { createLogger, flushStdoutLog, type Logger, type RequestRecord, requestLogger } from "./logging.js";

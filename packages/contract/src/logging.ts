@@ -31,12 +31,38 @@ export interface LoggerOptions {
 /** The status a request line gives a request whose client went away before its answer (nginx's). */
 export const clientClosedRequest = 499;
 
-/** Creates the pino logger shared by a server and its request log. */
+/** Standard output as pino writes to it (sonic-boom, asynchronous), one for every logger of the process. */
+let stdout: ReturnType<typeof pino.destination> | undefined;
+
+/** Creates the pino logger shared by a server and its request log; by default it writes to standard output. */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  stdout ??= options.destination ? undefined : pino.destination({ dest: 1, sync: false });
   return pino(
     { level: options.level ?? "info", redact: { paths: redactPaths, censor: "[Redacted]" }, base: null },
-    options.destination,
+    options.destination ?? stdout,
   );
+}
+
+/**
+ * Before a command exits: waits (at most `timeoutMs`) until the log lines written to standard output are out.
+ * Exiting while a write is still on its way makes pino flush synchronously at exit, and sonic-boom's synchronous
+ * flush retries a broken pipe (`EPIPE`: the reader of a `| pino-pretty` pipe died) without end, so the process
+ * would never exit; after this, a broken pipe has been reported and its flush is a no-op.
+ */
+export function flushStdoutLog(timeoutMs = 1000): Promise<void> {
+  const stream = stdout;
+  if (!stream) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    stream.once("close", done);
+    stream.once("error", done);
+    stream.end();
+  });
 }
 
 /** The request id: the caller's `x-request-id` when it is sane, otherwise a new UUID. */

@@ -1,7 +1,8 @@
 /** Starting compute-gateway from its command line: one process, or a node:cluster primary and its workers. */
 import cluster from "node:cluster";
 import type { Server } from "node:http";
-import { createLogger, drainable, type Logger, onShutdownSignal } from "@compute-api/contract/http";
+import { dropOutputWithoutReader } from "@compute-api/contract/cli";
+import { createLogger, drainable, flushStdoutLog, type Logger, onShutdownSignal } from "@compute-api/contract/http";
 import { createGateway } from "./app.js";
 import { type CliConfig, exitCodeOf, parseCommandLine } from "./cli.js";
 import { announceFailure, announceReady, boundPortVariable, receiveConnections, runPrimary } from "./cluster.js";
@@ -61,7 +62,7 @@ export async function serve(config: CliConfig, logger: Logger): Promise<Server> 
     await connections.drain({ graceMs, timeoutMs, logger });
     await gateway.close();
     logger.info({ pid: process.pid }, "compute-gateway stopped: no connection left");
-    logger.flush();
+    await flushStdoutLog();
     process.exit(0);
   };
   onShutdownSignal(() => void stop(), logger);
@@ -80,6 +81,7 @@ export async function main(args: string[]): Promise<void> {
     process.exitCode = exitCode;
     return;
   }
+  dropOutputWithoutReader();
   const logger = createLogger({ level: config.logLevel });
   if (config.workers > 1 && cluster.isPrimary) {
     runPrimary({ workers: config.workers, port: config.port, host: config.host }, logger);

@@ -4,8 +4,8 @@
  * the data they name, what is printed once the server listens, and running until SIGINT or SIGTERM.
  */
 import type { OpenApiDocument } from "@compute-api/contract";
-import { integerFlag, shutdownFlags } from "@compute-api/contract/cli";
-import { onShutdownSignal } from "@compute-api/contract/http";
+import { dropOutputWithoutReader, integerFlag, shutdownFlags } from "@compute-api/contract/cli";
+import { flushStdoutLog, onShutdownSignal } from "@compute-api/contract/http";
 import { Command, CommanderError, Option } from "commander";
 import { apiKey, origins } from "./cli-flags.js";
 import { builtinFixtures } from "./fixtures/builtin.js";
@@ -182,12 +182,14 @@ export function runUntilSignal(
   shutdown: DrainTimes = drainTimesOf({ shutdownGrace: 0, shutdownTimeout: 0 }),
 ): void {
   if (!running) process.exit(exitCode);
+  dropOutputWithoutReader();
   onShutdownSignal((signal) => {
     process.stdout.write(`${name}: ${signal}, draining (a second signal does not cut it short)\n`);
     // Ctrl-C is a person at a terminal, not a load balancer: idle connections (a browser's) are closed at once.
     const times = signal === "SIGINT" ? { ...shutdown, graceMs: 0 } : shutdown;
-    void running.drain(times).then(() => {
+    void running.drain(times).then(async () => {
       process.stdout.write(`${name}: stopped, no connection left\n`);
+      await flushStdoutLog();
       process.exit(0);
     });
   });
