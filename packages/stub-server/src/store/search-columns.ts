@@ -42,14 +42,17 @@ export class SearchColumns {
   readonly accessIds: Int32Array;
   /** Ranks by index in typeNames. */
   readonly byType: Int32Array[] = [];
-  /** The values of the primary fields (id and name). */
-  readonly primary: SearchDictionary;
-  /** The values of the other fields and the resourceName. */
-  readonly other: SearchDictionary;
+  /** The values of the primary fields (id and name); built again by `rebuildDictionaries`. */
+  primary: SearchDictionary;
+  /** The values of the other fields and the resourceName; built again by `rebuildDictionaries`. */
+  other: SearchDictionary;
   private readonly ranksOf = new Map<object, number>();
 
   /** Ranks the resources and builds the dictionaries, with `blockValues` values per block of text. */
-  constructor(resources: Iterable<SearchResource>, blockValues: number) {
+  constructor(
+    resources: Iterable<SearchResource>,
+    private readonly blockValues: number,
+  ) {
     const input = [...resources];
     const n = input.length;
     const order = nameOrder(input.map((r) => r.resourceName));
@@ -96,6 +99,26 @@ export class SearchColumns {
     this.types.forEach((type, rank) => {
       (this.byType[type] as Int32Array)[(counts[type] as number)++] = rank;
     });
+  }
+
+  /** Builds the dictionaries again from the resources as they are now (the fold of the index's overlay). */
+  rebuildDictionaries(): void {
+    const n = this.size;
+    const primary = new SearchDictionaryBuilder(n);
+    const other = new SearchDictionaryBuilder(n);
+    for (let rank = 0; rank < n; rank++) {
+      const type = this.typeNames[this.types[rank] as number] as ResourceType;
+      visitSearchFields(
+        type,
+        this.names[rank] as string,
+        this.resources[rank] as Record<string, unknown>,
+        (value, isPrimary) => (isPrimary ? primary : other).add(value, rank),
+      );
+    }
+    // Entries were added in rank order: entry i is at rank i.
+    const order = Int32Array.from({ length: n }, (_, i) => i);
+    this.primary = primary.build(order, this.blockValues);
+    this.other = other.build(order, this.blockValues);
   }
 
   /** Number of entries. */

@@ -9,7 +9,7 @@ import { searchValues } from "@compute-api/server";
 import type { ResourceType } from "../types.js";
 import { SearchColumns, type SearchEntry, type SearchResource } from "./search-columns.js";
 import { defaultBlockValues } from "./search-dictionary.js";
-import { SearchOverlay } from "./search-overlay.js";
+import { defaultOverlayLimit, SearchOverlay } from "./search-overlay.js";
 import { otherScores, primaryScores, termPlans } from "./search-plan.js";
 import { WindowedTopK } from "./search-top-k.js";
 
@@ -31,11 +31,13 @@ export interface SearchOptions {
   limit?: number;
 }
 
-/** Sizes of the index's blocks of values and of the search's windows of ranks; tests make them small. */
+/** Sizes of the index's blocks of values, of the search's windows of ranks and of the overlay; tests make them small. */
 export interface SearchIndexTuning {
   blockValues?: number;
   firstWindow?: number;
   maxWindow?: number;
+  /** Most refreshed entries the overlay holds before it is folded into the dictionaries. */
+  overlayLimit?: number;
 }
 
 /** The index over a fixed set of resources (the stub creates and deletes none; it updates them). */
@@ -47,7 +49,7 @@ export class SearchIndex {
   /** Indexes the resources. */
   constructor(resources: Iterable<SearchResource>, tuning: SearchIndexTuning = {}) {
     this.columns = new SearchColumns(resources, tuning.blockValues ?? defaultBlockValues);
-    this.overlay = new SearchOverlay(this.size);
+    this.overlay = new SearchOverlay(this.size, tuning.overlayLimit ?? defaultOverlayLimit);
     const firstWindow = tuning.firstWindow ?? 4096;
     this.topK = new WindowedTopK(this.size, firstWindow, Math.max(firstWindow, tuning.maxWindow ?? 65536));
   }
@@ -63,10 +65,21 @@ export class SearchIndex {
     return rank === undefined ? undefined : this.columns.entry(rank);
   }
 
-  /** Recomputes an entry's search text after its resource changed. */
+  /** Number of refreshed entries whose search text the overlay holds (at most its limit). */
+  get overlaySize(): number {
+    return this.overlay.size;
+  }
+
+  /**
+   * Recomputes an entry's search text after its resource changed. When the overlay is full, the dictionaries are
+   * built again from every resource as it is now (the vacuum; work in proportion to the index, once per limit's
+   * worth of refreshes) and the overlay is emptied.
+   */
   refresh(entry: SearchEntry): void {
     const text = searchValues(entry.resourceType, entry.resourceName, entry.resource);
-    this.overlay.set(entry.rank, { primary: [...text.primary], other: [...text.other] });
+    if (this.overlay.set(entry.rank, { primary: [...text.primary], other: [...text.other] })) return;
+    this.columns.rebuildDictionaries();
+    this.overlay.clear();
   }
 
   /** The best `limit` matches, by score (highest first) and then resourceName (code point order). */
@@ -98,7 +111,7 @@ export class SearchIndex {
         [columns.primary, primaryScores],
         [columns.other, otherScores],
       ],
-      this.overlay.matcher(),
+      (term) => this.overlay.matches(term),
     );
     return this.topK
       .search(plans, terms.length, limit, visible, this.overlay.masked)

@@ -87,6 +87,8 @@ class PostingStream {
 export class TermPlan {
   private readonly streams: PostingStream[] = [];
   private next = 0;
+  /** The best score of the overlay's matches from each one on, so that bestLater reads it instead of them all. */
+  private readonly overlayBestFrom: Uint8Array;
 
   constructor(
     term: string,
@@ -101,6 +103,9 @@ export class TermPlan {
         this.streams.push(new PostingStream(scores[i] as number, dictionary, dictionary.scan(term, match)));
       });
     }
+    this.overlayBestFrom = new Uint8Array(overlay.length + 1);
+    for (let i = overlay.length - 1; i >= 0; i--)
+      this.overlayBestFrom[i] = Math.max(this.overlayBestFrom[i + 1] as number, overlay[i]?.[1] ?? 0);
   }
 
   /** Marks the best score of each entry of [lo, hi) in `best`; returns how many ranks it marked. */
@@ -120,8 +125,7 @@ export class TermPlan {
   bestLater(): number {
     let best = 0;
     for (const stream of this.streams) if (stream.live && stream.score > best) best = stream.score;
-    for (let i = this.next; i < this.overlay.length; i++) best = Math.max(best, this.overlay[i]?.[1] ?? 0);
-    return best;
+    return Math.max(best, this.overlayBestFrom[this.next] as number);
   }
 }
 

@@ -5,8 +5,10 @@
 import { compareCodePoints } from "@compute-api/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { SearchResource } from "../../src/store/search-columns.js";
-import { maxResults, SearchIndex } from "../../src/store/search-index.js";
+import { seededRandom } from "../../src/random.js";
+import type { SearchEntry, SearchResource } from "../../src/store/search-columns.js";
+import { maxResults, SearchIndex, type SearchIndexTuning } from "../../src/store/search-index.js";
+import { defaultOverlayLimit } from "../../src/store/search-overlay.js";
 import type { ResourceType } from "../../src/types.js";
 
 const volume = (id: string, fields: Record<string, unknown> = {}, projectId = "p1"): SearchResource => ({
@@ -203,16 +205,17 @@ describe("SearchIndex against a plain reference", () => {
     access: fc.subarray(["p:p1", "p:p2", "p:p3", "b:a", "b:b", "b:ab", "b:"]),
   });
 
-  // Small blocks and windows put the values in many blocks and the ranks in many windows, as a large data set does.
-  it.each([
+  // Small blocks and windows put the values in many blocks and the ranks in many windows, as a large data set does;
+  // a small overlay is folded into the dictionaries (a vacuum) every few refreshes.
+  it.each<[string, SearchIndexTuning]>([
     ["the default sizes", {}],
-    ["small blocks and windows", { blockValues: 3, firstWindow: 1, maxWindow: 8 }],
-  ])("gives the same results, scores and order, before and after refresh, with %s", (_name, tuning) => {
+    ["small blocks, windows and overlay", { blockValues: 3, firstWindow: 1, maxWindow: 8, overlayLimit: 2 }],
+  ])("gives the same results, scores and order, before and after refreshes and vacuums, with %s", (_name, tuning) => {
     fc.assert(
       fc.property(
         fc.array(resource, { maxLength: 150 }),
         fc.array(query, { minLength: 1, maxLength: 6 }),
-        fc.array(fc.tuple(fc.nat(), text(5)), { maxLength: 4 }),
+        fc.array(fc.tuple(fc.nat(), fc.boolean(), text(5)), { maxLength: 8 }),
         (resources, queries, changes) => {
           const index = new SearchIndex(resources, tuning);
           const check = () => {
@@ -224,18 +227,47 @@ describe("SearchIndex against a plain reference", () => {
             }
           };
           check();
-          // Updates change other fields in place, as updateClusterMachine does, and refresh the entry.
-          for (const [i, state] of changes) {
+          // Updates change a field in place, an other field or the name, and refresh the entry.
+          for (const [i, primary, value] of changes) {
             const changed = resources[i % Math.max(1, resources.length)];
             if (!changed) continue;
-            changed.resource.state = state;
+            const nameField = changed.resourceType === "billingAccount" ? "displayName" : "name";
+            changed.resource[primary ? nameField : "state"] = value;
             const entry = index.entryOf(changed.resource);
             if (entry) index.refresh(entry);
+            expect(index.overlaySize).toBeLessThanOrEqual(tuning.overlayLimit ?? defaultOverlayLimit);
+            check();
           }
-          check();
         },
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("keeps the overlay within its bound over thousands of refreshes, and the results those of the reference", () => {
+    const random = seededRandom(3);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+    const words = ["alpha", "beta", "gamma", "delta", "ALPHA-2", "b\u00e9ta"];
+    const resources = Array.from({ length: 2000 }, (_, i) =>
+      volume(`vol-${i}`, { name: pick(words), state: pick(words) }, pick(["p1", "p2"])),
+    );
+    const index = new SearchIndex(resources, { blockValues: 4, firstWindow: 8, maxWindow: 64, overlayLimit: 300 });
+    const queries = [["alpha"], ["a"], ["et", "vol-1"], ["gamma", "p2"], ["b\u00e9"], ["vol"], ["delta-3"]];
+    let vacuums = 0;
+    for (let change = 1; change <= 6000; change++) {
+      const changed = pick(resources);
+      changed.resource[random() < 0.5 ? "name" : "state"] = `${pick(words)}-${change % 7}`;
+      const before = index.overlaySize;
+      index.refresh(index.entryOf(changed.resource) as SearchEntry);
+      if (index.overlaySize < before) vacuums++;
+      expect(index.overlaySize).toBeLessThanOrEqual(300);
+      if (change % 300 !== 0) continue;
+      for (const terms of queries) {
+        const canAccess = (a: string) => a === "p:p1";
+        const got = index.search({ terms, canAccess }).map((h) => [h.entry.resourceName, h.score]);
+        expect(got, `${terms} after ${change} refreshes`).toEqual(reference(resources, terms, undefined, canAccess));
+      }
+    }
+    expect(vacuums).toBeGreaterThanOrEqual(10);
   });
 });
