@@ -1,0 +1,67 @@
+/**
+ * The store's PATCH and its search index: a PATCH changes a cluster's machines and totals, never a value search
+ * reads, so it leaves the cluster's search entry as it is — and search still answers what a store built afresh
+ * from the changed data answers.
+ */
+import { searchValues } from "@compute-api/server";
+import { describe, expect, it } from "vitest";
+import { builtinFixtures } from "../../src/fixtures/builtin.js";
+import { seededRandom } from "../../src/random.js";
+import { Store, type User } from "../../src/store/store.js";
+import type { Cluster, UpdateClusterMachineRequest } from "../../src/types.js";
+
+const queries = ["train", "type:cluster", "cl-train-01", "alpha", "type:cluster 3", "active", "proj-alpha gpu", "1"];
+
+/** A store over data it adopts, and alice, who may PATCH the machines of proj-alpha. */
+function aliceStore(): { store: Store; alice: User; clusters: Cluster[] } {
+  const fixtures = builtinFixtures();
+  const store = new Store(fixtures, new Date(), { adopt: true });
+  store.addApiKey("alice", "test", "cak_test");
+  const alice = store.authenticate("cak_test");
+  if (!alice) throw new Error("no user alice");
+  return { store, alice, clusters: fixtures.clusters ?? [] };
+}
+
+/** Each kind of change a PATCH makes, alone and together. */
+const bodies: [string, UpdateClusterMachineRequest][] = [
+  ["powerState", { powerState: "POWERING_ON" }],
+  ["state", { state: "FAILED" }],
+  ["priceHr", { priceHr: { value: "+.5" } }],
+  ["volumeIds", { volumeIds: ["vol-alpha-data", "vol-alpha-scratch"] }],
+  ["everything", { powerState: "OFF", state: "ACTIVE", priceHr: { value: "7.25" }, volumeIds: [] }],
+];
+
+describe("Store.updateClusterMachine and search", () => {
+  it.each(bodies)("leaves the cluster's search values as they were, and its entry unrefreshed: %s", (_name, body) => {
+    const { store, alice, clusters } = aliceStore();
+    const cluster = clusters.find((c) => c.machines?.some((m) => m.id === "cm-alpha-01")) as Cluster;
+    const valuesOf = () => searchValues("cluster", `projects/${cluster.projectId}/clusters/${cluster.id}`, cluster);
+    const before = valuesOf();
+    const totals = JSON.stringify(cluster.totalMachinePriceHr);
+    store.updateClusterMachine(alice, "proj-alpha", "cm-alpha-01", body);
+    expect(valuesOf()).toEqual(before);
+    expect(store.searchOverlaySize).toBe(0);
+    if (body.priceHr) expect(JSON.stringify(cluster.totalMachinePriceHr)).not.toBe(totals);
+  });
+
+  it("answers after many PATCHes what it answered before, with the changed objects, as a store built afresh", () => {
+    const { store, alice, clusters } = aliceStore();
+    const ranked = () => queries.map((q) => store.search(alice, q).map((r) => [r.resourceName, r.score]));
+    const before = ranked();
+    const machines = clusters.flatMap((c) => (c.projectId === "proj-alpha" ? (c.machines ?? []) : []));
+    expect(machines.length).toBeGreaterThan(1);
+    const random = seededRandom(5);
+    for (let i = 0; i < 2000; i++) {
+      const machine = machines[Math.floor(random() * machines.length)];
+      const [, body] = bodies[Math.floor(random() * bodies.length)] as [string, UpdateClusterMachineRequest];
+      store.updateClusterMachine(alice, "proj-alpha", machine?.id ?? "", body);
+    }
+    expect(store.searchOverlaySize).toBe(0);
+    expect(ranked()).toEqual(before);
+    // The data the store adopted is the data it changed: a store built from a copy of it answers the same.
+    const fresh = new Store(structuredClone({ ...builtinFixtures(), clusters }));
+    fresh.addApiKey("alice", "test", "cak_test");
+    const freshAlice = fresh.authenticate("cak_test") as User;
+    for (const query of queries) expect(store.search(alice, query)).toEqual(fresh.search(freshAlice, query));
+  });
+});
