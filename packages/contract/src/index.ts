@@ -44,9 +44,18 @@ export {
   upstreamUnavailable,
 } from "./error-catalogue.js";
 export { toApiError } from "./errors.js";
+export { maxFieldViolations } from "./field-violations.js";
 export { int32Format, int32Range } from "./formats.js";
 export { deref, pointerToken, resolvePointer } from "./json-pointer.js";
 export { mediaTypeOf } from "./media-types.js";
 export { parseQueryString, pathOf, queryNames, searchOf } from "./query.js";
 export { createAjv, createSchemaValidator, type SchemaValidator } from "./schema-validator.js";
+export {
+  type SearchQueryReason,
+  searchQueryViolations,
+  searchTermsRequired,
+  searchTooManyTerms,
+  searchTypeRepeated,
+  searchTypeUnknown,
+} from "./search-query-violations.js";
 export { loadSpec, type OpenApiDocument, specOperations } from "./spec.js";

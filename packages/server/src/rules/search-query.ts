@@ -3,7 +3,7 @@
  * `maxSearchTerms` others.
  * @see openapi/paths/v1_resources_search.yaml
  */
-import { invalidRequest } from "@compute-api/contract";
+import { searchTermsRequired, searchTooManyTerms, searchTypeRepeated, searchTypeUnknown } from "@compute-api/contract";
 import type { Schemas } from "../types.js";
 
 /** The resource types search knows, such as `cluster` or `virtualMachine`. */
@@ -33,12 +33,11 @@ export const maxSearchTerms = 8;
 
 /**
  * Parses a query; throws a 400 naming `query` for no terms, more than one type term, an unknown type or more than
- * `maxSearchTerms` other terms.
+ * `maxSearchTerms` other terms (the contract's catalogue of search query violations).
  */
 export function parseSearchQuery(query: string): SearchQuery {
   const words = query.split(/\s+/u).filter((w) => w !== "");
-  const violation = (description: string, reason: string) => invalidRequest([{ field: "query", description, reason }]);
-  if (words.length === 0) throw violation("must hold at least one term", "terms-required");
+  if (words.length === 0) throw searchTermsRequired();
   const terms: string[] = [];
   const types: string[] = [];
   for (const word of words) {
@@ -46,20 +45,10 @@ export function parseSearchQuery(query: string): SearchQuery {
     if (lower.startsWith(typePrefix)) types.push(lower.slice(typePrefix.length));
     else terms.push(lower);
   }
-  if (types.length > 1) throw violation("may hold at most one `type:` term", "type-repeated");
+  if (types.length > 1) throw searchTypeRepeated();
   const [name] = types;
   const type = name === undefined ? undefined : resourceTypes.get(name);
-  if (name !== undefined && type === undefined) {
-    throw violation(
-      `names an unknown resource type; use one of ${[...resourceTypes.values()].join(", ")}`,
-      "type-unknown",
-    );
-  }
-  if (terms.length > maxSearchTerms) {
-    throw violation(
-      `holds ${terms.length} terms besides its \`type:\` term; at most ${maxSearchTerms} are allowed`,
-      "too-many-terms",
-    );
-  }
+  if (name !== undefined && type === undefined) throw searchTypeUnknown([...resourceTypes.values()]);
+  if (terms.length > maxSearchTerms) throw searchTooManyTerms(terms.length, maxSearchTerms);
   return { terms, type };
 }

@@ -1,5 +1,5 @@
 /** Reading a search query: terms, the one `type:` term, and the 400s of the spec. */
-import { ApiError } from "@compute-api/contract";
+import { ApiError, searchQueryViolations } from "@compute-api/contract";
 import { describe, expect, it } from "vitest";
 import { parseSearchQuery } from "../../src/rules/search-query.js";
 
@@ -30,10 +30,21 @@ describe("parseSearchQuery", () => {
     description: `holds ${n} terms besides its \`type:\` term; at most 8 are allowed`,
   });
   const bad: [string, { given: string; reason: string; description?: string }][] = [
-    ["no term", { given: " \t ", reason: "terms-required" }],
-    ["an unknown type", { given: "type:server x", reason: "type-unknown" }],
+    ["no term", { given: " \t ", reason: "terms-required", description: "must hold at least one term" }],
+    [
+      "an unknown type",
+      {
+        given: "type:server x",
+        reason: "type-unknown",
+        description:
+          "names an unknown resource type; use one of billingAccount, cluster, disk, image, machine, network, project, virtualMachine, volume",
+      },
+    ],
     ["an empty type", { given: "type: x", reason: "type-unknown" }],
-    ["two type terms", { given: "type:disk type:disk", reason: "type-repeated" }],
+    [
+      "two type terms",
+      { given: "type:disk type:disk", reason: "type-repeated", description: "may hold at most one `type:` term" },
+    ],
     ["9 terms", { given: "a b c d e f g h i", ...tooMany(9) }],
     ["9 terms beside a type term", { given: "type:disk a b c d e f g h i", ...tooMany(9) }],
     ["one term written 9 times", { given: "a a a a a A a a a", ...tooMany(9) }],
@@ -47,6 +58,7 @@ describe("parseSearchQuery", () => {
       error = e;
     }
     expect(error).toBeInstanceOf(ApiError);
+    expect(Object.keys(searchQueryViolations), "a reason of the contract's catalogue").toContain(reason);
     expect((error as ApiError).toBody()).toMatchObject({
       code: 400,
       details: [{ fieldViolations: [{ field: "query", reason, ...(description ? { description } : {}) }] }, {}],
