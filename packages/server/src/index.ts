@@ -1,7 +1,8 @@
 /**
  * @compute-api/server: the compute service's server side for implementers. `createComputeServer` gives an Express
  * app where the spec decides routing, authentication and validation, and typed handlers do the operations; the
- * rules the spec states in prose (the search query, API keys, cluster totals) come with it.
+ * rules the spec states in prose (the search query and its scores, resource names, API keys, cluster totals) come
+ * with it.
  */
 export {
   ApiError,
@@ -47,8 +48,27 @@ export {
   volumeNotFound,
 } from "./rules/operation-errors.js";
 export { type PriceChange, priceChange } from "./rules/price-change.js";
+export { type ProjectResources, projectResourceCounts } from "./rules/resource-count.js";
+export {
+  billingAccountName,
+  type ProjectCollection,
+  projectCollectionNames,
+  projectCollections,
+  projectName,
+  projectResourceName,
+  resourceNameOf,
+} from "./rules/resource-names.js";
 export { type SearchValues, searchValues, visitSearchFields } from "./rules/search-fields.js";
 export { parseSearchQuery, type ResourceType, resourceTypes, type SearchQuery } from "./rules/search-query.js";
+export { maxSearchResults } from "./rules/search-results.js";
+export {
+  type MatchScores,
+  matchScores,
+  maxSearchScore,
+  resultScore,
+  termScore,
+  valueScore,
+} from "./rules/search-score.js";
 export type {
   Handler,
   HandlerInput,

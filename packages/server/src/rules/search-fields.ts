@@ -29,9 +29,9 @@ export function visitSearchFields(
 
 /** A resource's distinct search values, lowercased (as the query's terms are), split as they score. */
 export interface SearchValues {
-  /** Of the id and name: scored 100, 80, 60 for an exact, prefix and substring match. */
+  /** Of the id and name: scored `matchScores.primary` for an exact, prefix and substring match (search-score.ts). */
   primary: Set<string>;
-  /** Of the other fields and the resourceName: scored 50, 40, 30. */
+  /** Of the other fields and the resourceName: scored `matchScores.other`. */
   other: Set<string>;
 }
 
