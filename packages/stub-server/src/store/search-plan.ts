@@ -6,12 +6,13 @@
  * @see openapi/paths/v1_resources_search.yaml
  */
 
+import { matchScores } from "@compute-api/server";
 import type { MatchScores, SearchDictionary, ValueScan } from "./search-dictionary.js";
 
-/** The scores of a term's exact, prefix and substring match of a primary field (id and name). */
-export const primaryScores: MatchScores = [100, 80, 60];
+/** The scores of a term's exact, prefix and substring match of a primary field (id and name): the spec's. */
+export const primaryScores: MatchScores = matchScores.primary;
 /** The scores of a term's exact, prefix and substring match of another field. */
-export const otherScores: MatchScores = [50, 40, 30];
+export const otherScores: MatchScores = matchScores.other;
 
 /** A refreshed entry that a term matches: its rank and its best score. */
 export type OverlayMatch = readonly [rank: number, score: number];

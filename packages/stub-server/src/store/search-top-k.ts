@@ -5,6 +5,7 @@
  * @see openapi/paths/v1_resources_search.yaml
  */
 
+import { maxSearchScore } from "@compute-api/server";
 import type { TermPlan } from "./search-plan.js";
 
 /** A result of the top-k: a rank and its score. */
@@ -33,7 +34,7 @@ export class WindowedTopK {
     masked: Uint8Array | undefined,
   ): RankedHit[] {
     // Entries by score; each keeps its first `limit` in rank order, which is all a score can contribute.
-    const buckets: number[][] = Array.from({ length: 101 }, () => []);
+    const buckets: number[][] = Array.from({ length: maxSearchScore + 1 }, () => []);
     const n = this.entries;
     this.scratch ??= {
       best: new Uint8Array(Math.min(n, this.maxWindow)),
@@ -79,7 +80,7 @@ export class WindowedTopK {
         bound += plan.weight * later;
       }
       let settled = 0;
-      for (let score = 100; score >= Math.floor(bound / termCount); score--)
+      for (let score = maxSearchScore; score >= Math.floor(bound / termCount); score--)
         settled += (buckets[score] as number[]).length;
       if (settled >= limit) break;
     }
@@ -90,7 +91,7 @@ export class WindowedTopK {
 /** The first `limit` ranks of the buckets, highest score first. */
 function hits(buckets: readonly number[][], limit: number): RankedHit[] {
   const ranked: RankedHit[] = [];
-  for (let score = 100; score >= 0 && ranked.length < limit; score--) {
+  for (let score = maxSearchScore; score >= 0 && ranked.length < limit; score--) {
     for (const rank of buckets[score] as number[]) {
       if (ranked.length >= limit) break;
       ranked.push([rank, score]);
