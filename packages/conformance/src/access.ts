@@ -4,6 +4,7 @@
  * the valid searches use as words so that they find something. These are the run's first requests: a backend
  * that does not answer them, or refuses the key, stops the run before anything is checked.
  */
+import { maxSearchResults } from "@compute-api/server/rules";
 import type { Access } from "./checks.js";
 import type { RawRequest } from "./http.js";
 import type { Exchange } from "./pacing.js";
@@ -36,7 +37,7 @@ export async function discoverAccess(exchange: Exchange, search: (query: string)
     if (answer.status === 401)
       throw new Error(`the backend refused the API key (401 to a search): ${answer.text.slice(0, 200)}`);
     const found = (answer.json as { results?: { resourceName?: string }[] } | undefined)?.results ?? [];
-    if (answer.status !== 200 || found.length >= 100) seen.complete = false;
+    if (answer.status !== 200 || found.length >= maxSearchResults) seen.complete = false;
     for (const r of found) {
       const [collection, id = ""] = String(r.resourceName).split("/");
       (collection === "billingAccounts" ? seen.billingAccounts : seen.projects).add(id);
@@ -54,6 +55,6 @@ export async function discoverAccess(exchange: Exchange, search: (query: string)
   }
   const note = seen.complete
     ? `the key sees ${seen.projects.size} projects and ${seen.billingAccounts.size} billing accounts; every search result is held to them`
-    : "the key's projects or billing accounts could not all be listed (a search failed or gave 100 results), so search_access was not checked";
+    : `the key's projects or billing accounts could not all be listed (a search failed or gave ${maxSearchResults} results), so search_access was not checked`;
   return { access: seen, words, note };
 }

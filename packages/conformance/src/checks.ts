@@ -4,6 +4,7 @@
  * check does not apply to the request. Response checks are the compiled contract's — the same the gateway uses.
  */
 import { type Contract, compareCodePoints, type ErrorBody, type FieldViolation } from "@compute-api/contract";
+import { maxSearchResults } from "@compute-api/server/rules";
 import type { Answer } from "./http.js";
 
 /** Every check, in the order the report lists them, with what it holds the backend to. */
@@ -138,7 +139,7 @@ export function searchVerdicts(
         : `results outside the caller's projects and billing accounts: ${outside.slice(0, 3).join(", ")}`;
   }
   const problems: string[] = [];
-  if (results.length > 100) problems.push(`${results.length} results, more than 100`);
+  if (results.length > maxSearchResults) problems.push(`${results.length} results, more than ${maxSearchResults}`);
   for (let i = 1; i < results.length; i++) {
     const [a, b] = [results[i - 1]!, results[i]!];
     const [sa, sb] = [Number(a.score), Number(b.score)];

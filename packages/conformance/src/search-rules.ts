@@ -7,13 +7,16 @@
  * @see openapi/paths/v1_resources_search.yaml
  */
 import { ApiError } from "@compute-api/contract";
-import { parseSearchQuery, type SearchQuery, type SearchValues, searchValues } from "@compute-api/server/rules";
+import {
+  parseSearchQuery,
+  resourceNameOf,
+  resultScore,
+  type SearchQuery,
+  searchValues,
+  termScore,
+} from "@compute-api/server/rules";
 import { type Verdicts, violationsOf } from "./checks.js";
 import type { Answer } from "./http.js";
-
-/** Scores of an exact, prefix and substring match: of an id or name, and of any other field. */
-const primaryScores = [100, 80, 60] as const;
-const otherScores = [50, 40, 30] as const;
 
 /** What the rules make of a query: its terms and type, or the field violations of the 400 it must get. */
 type QueryOutcome = { query: SearchQuery } | { refused: { field: string; reason?: string | undefined }[] };
@@ -50,30 +53,7 @@ export function queryRuleVerdict(answer: Answer, query: string): string | null |
   return null;
 }
 
-/** The score of one (lowercased) term against a resource's values: its best match, 0 for none. */
-export function termScore(values: SearchValues, term: string): number {
-  let best = 0;
-  for (const [set, [exact, prefix, substring]] of [
-    [values.primary, primaryScores],
-    [values.other, otherScores],
-  ] as const) {
-    for (const value of set) {
-      const score = value === term ? exact : value.startsWith(term) ? prefix : value.includes(term) ? substring : 0;
-      if (score > best) best = score;
-    }
-  }
-  return best;
-}
-
 type Result = { resourceName?: unknown; resourceType?: unknown; score?: unknown } & Record<string, unknown>;
-
-/** The resource path of a result's resource, as the spec writes it, from its type and typed object. */
-function expectedName(resourceType: string, resource: Record<string, unknown>): string {
-  const id = String(resource.id);
-  if (resourceType === "billingAccount") return `billingAccounts/${id}`;
-  if (resourceType === "project") return `projects/${id}`;
-  return `projects/${String(resource.projectId)}/${resourceType}s/${id}`;
-}
 
 /**
  * search_matching, search_score and search_resource_name on a 200: each result is judged from the typed object it
@@ -95,8 +75,10 @@ export function searchRuleVerdicts(answer: Answer, query: string): Verdicts {
     if (typeof resource !== "object" || resource === null) continue;
     const object = resource as Record<string, unknown>;
     const name = String(r.resourceName);
-    const expected = expectedName(type, object);
-    if (name !== expected) names.push(`${name} for the ${type} ${String(object.id)}, not ${expected}`);
+    // A type the spec does not know has no name to expect: the schema check refuses it.
+    const expected = resourceNameOf(type, { id: String(object.id), projectId: String(object.projectId) });
+    if (expected !== undefined && name !== expected)
+      names.push(`${name} for the ${type} ${String(object.id)}, not ${expected}`);
     if (!terms) continue;
     // The spec's resource types are the server kit's; a type it does not know is the schema check's to refuse.
     const values = searchValues(type as Parameters<typeof searchValues>[0], name, object);
@@ -104,7 +86,7 @@ export function searchRuleVerdicts(answer: Answer, query: string): Verdicts {
     const missing = terms.filter((_, i) => scores[i] === 0);
     if (missing.length > 0) unmatched.push(`${name} matches no field for ${missing.map((t) => `'${t}'`).join(", ")}`);
     else {
-      const score = terms.length === 0 ? 0 : Math.floor(scores.reduce((a, b) => a + b, 0) / terms.length);
+      const score = resultScore(scores);
       if (r.score !== score) misscored.push(`${name} scored ${String(r.score)}, not ${score}`);
     }
   }

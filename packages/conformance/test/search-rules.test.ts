@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Verdicts } from "../src/checks.js";
 import type { Answer } from "../src/http.js";
-import { queryOutcome, queryRuleVerdict, searchRuleVerdicts, termScore } from "../src/search-rules.js";
+import { queryOutcome, queryRuleVerdict, searchRuleVerdicts } from "../src/search-rules.js";
 
 const answer = (status: number, json: unknown): Answer => ({ status, headers: {}, text: JSON.stringify(json), json });
 const queryViolation = (reason: string) =>
@@ -96,25 +96,6 @@ describe("queryRuleVerdict", () => {
     ["no answer at all: not this check's", { given: { query: "  ", answer: answer(0, undefined) }, want: undefined }],
   ])("%s", (_name, { given, want }) => {
     expect(queryRuleVerdict(given.answer, given.query)).toBe(want);
-  });
-});
-
-describe("termScore", () => {
-  const values = {
-    primary: new Set(["cl-train-01", "training"]),
-    other: new Set(["dc-north", "projects/p1/clusters/cl-train-01"]),
-  };
-  it.each<[string, number]>([
-    ["cl-train-01", 100],
-    ["train", 80],
-    ["rain", 60],
-    ["dc-north", 50],
-    ["dc-", 40],
-    ["north", 30],
-    ["projects", 40],
-    ["nowhere", 0],
-  ])("%s scores %d", (term, want) => {
-    expect(termScore(values, term)).toBe(want);
   });
 });
 
