@@ -48,48 +48,58 @@ export class SearchColumns {
   other: SearchDictionary;
   private readonly ranksOf = new Map<object, number>();
 
-  /** Ranks the resources and builds the dictionaries, with `blockValues` values per block of text. */
+  /**
+   * Ranks the resources and builds the dictionaries, with `blockValues` values per block of text; `expected` is
+   * about how many resources there are (the dictionaries' first hash table sizes).
+   */
   constructor(
     resources: Iterable<SearchResource>,
     private readonly blockValues: number,
+    expected = 0,
   ) {
-    const input = [...resources];
-    const n = input.length;
-    const order = nameOrder(input.map((r) => r.resourceName));
-    // The resources are read in their own order, likely the order they lie in memory: read in rank order, each
-    // would cost a cache miss per field.
-    const typeOf = new Uint8Array(n);
-    const accessOf = new Int32Array(n);
+    // One pass in the resources' own order, likely the order they lie in memory (read in rank order, each would cost
+    // a cache miss per field), keeping what the columns need but no resource's wrapper.
+    const objects: Record<string, unknown>[] = [];
+    const names: string[] = [];
+    const typeOf: number[] = [];
+    const accessOf: number[] = [];
     const typeIds = new Map<ResourceType, number>();
     const accessIds = new Map<string, number>();
-    const primary = new SearchDictionaryBuilder(n);
-    const other = new SearchDictionaryBuilder(n);
-    input.forEach((r, i) => {
+    const primary = new SearchDictionaryBuilder(expected);
+    const other = new SearchDictionaryBuilder(expected);
+    for (const r of resources) {
+      const i = objects.length;
       let type = typeIds.get(r.resourceType);
       if (type === undefined) {
         type = this.typeNames.push(r.resourceType) - 1;
         typeIds.set(r.resourceType, type);
       }
-      typeOf[i] = type;
       let access = accessIds.get(r.access);
       if (access === undefined) {
         access = this.accessKeys.push(r.access) - 1;
         accessIds.set(r.access, access);
       }
-      accessOf[i] = access;
+      objects.push(r.resource);
+      names.push(r.resourceName);
+      typeOf.push(type);
+      accessOf.push(access);
       visitSearchFields(r.resourceType, r.resourceName, r.resource, (value, isPrimary) =>
         (isPrimary ? primary : other).add(value, i),
       );
-    });
+    }
+    const n = objects.length;
+    const order = nameOrder(names);
     this.types = new Uint8Array(n);
     this.accessIds = new Int32Array(n);
     order.forEach((i, rank) => {
-      const r = input[i] as SearchResource;
-      this.resources.push(r.resource);
-      this.names.push(r.resourceName);
+      this.resources.push(objects[i] as Record<string, unknown>);
+      this.names.push(names[i] as string);
       this.types[rank] = typeOf[i] as number;
       this.accessIds[rank] = accessOf[i] as number;
     });
+    // The columns in input order are not needed past this point: emptied now, they are not carried through the
+    // collections that building the dictionaries of a large index starts.
+    for (const column of [objects, names, typeOf, accessOf]) column.length = 0;
     this.primary = primary.build(order, blockValues);
     this.other = other.build(order, blockValues);
     const counts = new Int32Array(this.typeNames.length);

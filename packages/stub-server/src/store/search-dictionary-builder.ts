@@ -25,9 +25,9 @@ const table = (bits: number): Int32Array => new Int32Array(2 << bits).fill(-1);
 /** Collects values of entries; `build` packs them into a dictionary. */
 export class SearchDictionaryBuilder {
   /** Distinct lowercased values, in order of first appearance here (a value's place). */
-  private readonly values: string[] = [];
+  private values: string[] = [];
   /** Per value, how many entries hold it. */
-  private readonly counts: number[] = [];
+  private counts: number[] = [];
   /**
    * Pairs of a hash and its value's place (-1 when free), by hash, open addressing: with millions of values a
    * Map is several times slower, and the hash beside the place spares reading other values (cache misses).
@@ -35,8 +35,8 @@ export class SearchDictionaryBuilder {
   private slots: Int32Array;
   private bits: number;
   /** Per entry, where its values' places start in pairs. */
-  private readonly entryStarts: number[] = [];
-  private readonly pairs: number[] = [];
+  private entryStarts: number[] = [];
+  private pairs: number[] = [];
 
   /** Expects about `entries` entries (the hash table's first size). */
   constructor(entries = 0) {
@@ -117,6 +117,20 @@ export class SearchDictionaryBuilder {
    * get their ids in order of first appearance by rank, so that a value's lowest rank never decreases with its id.
    */
   build(order: Int32Array, blockValues = defaultBlockValues): SearchDictionary {
+    const { offsets, postings, places } = this.pack(order);
+    // What was collected, but for the values, is needed no more: dropped now, it is not carried through the
+    // collections that building the texts and n-grams of a large index starts.
+    this.counts = [];
+    this.pairs = [];
+    this.entryStarts = [];
+    this.slots = table(0);
+    const { texts, starts } = this.joinValues(places, blockValues);
+    this.values = [];
+    return new SearchDictionary({ offsets, postings, texts, starts, blockValues, grams: blockGrams(texts) });
+  }
+
+  /** The ranks of each value by id (in offsets and postings), and each id's value by its place in values. */
+  private pack(order: Int32Array): { offsets: Int32Array; postings: Int32Array; places: number[] } {
     const { values, counts, pairs, entryStarts } = this;
     const size = values.length;
     while (entryStarts.length <= order.length) entryStarts.push(pairs.length);
@@ -138,7 +152,13 @@ export class SearchDictionaryBuilder {
         postings[(cursor[place] as number)++] = rank;
       }
     });
+    return { offsets, postings, places };
+  }
 
+  /** The values joined into a text per block of `blockValues`, in id order, and where each value starts. */
+  private joinValues(places: readonly number[], blockValues: number): { texts: string[]; starts: Int32Array } {
+    const { values } = this;
+    const size = values.length;
     const texts: string[] = [];
     const starts = new Int32Array(size);
     for (let first = 0; first < size; first += blockValues) {
@@ -155,14 +175,7 @@ export class SearchDictionaryBuilder {
       parts.push("");
       texts.push(parts.join(separator));
     }
-    return new SearchDictionary({
-      offsets,
-      postings,
-      texts,
-      starts,
-      blockValues,
-      grams: blockGrams(texts),
-    });
+    return { texts, starts };
   }
 }
 

@@ -46,9 +46,13 @@ export class SearchIndex {
   private readonly overlay: SearchOverlay;
   private readonly topK: WindowedTopK;
 
-  /** Indexes the resources. */
-  constructor(resources: Iterable<SearchResource>, tuning: SearchIndexTuning = {}) {
-    this.columns = new SearchColumns(resources, tuning.blockValues ?? defaultBlockValues);
+  /** Indexes the resources; `expected`, about how many they are, sizes the dictionaries' first hash tables. */
+  constructor(
+    resources: Iterable<SearchResource>,
+    tuning: SearchIndexTuning = {},
+    expected = Array.isArray(resources) ? resources.length : 0,
+  ) {
+    this.columns = new SearchColumns(resources, tuning.blockValues ?? defaultBlockValues, expected);
     this.overlay = new SearchOverlay(this.size, tuning.overlayLimit ?? defaultOverlayLimit);
     const firstWindow = tuning.firstWindow ?? 4096;
     this.topK = new WindowedTopK(this.size, firstWindow, Math.max(firstWindow, tuning.maxWindow ?? 65536));

@@ -27,7 +27,7 @@ import {
   type SearchResult,
   type UpdateClusterMachineRequest,
 } from "../types.js";
-import type { SearchEntry } from "./search-columns.js";
+import type { SearchResource } from "./search-columns.js";
 import { SearchIndex } from "./search-index.js";
 
 /** Who a request acts for. */
@@ -42,14 +42,67 @@ export interface User {
   readonly keys: Map<string, { sha256: string; createTime: string }>;
 }
 
-const key = (projectId: string, id: string): string => `${projectId}/${id}`;
+/** A project's entry of a map by project, made when missing. */
+function inProject<T>(byProject: Map<string, T>, projectId: string, make: () => T): T {
+  let found = byProject.get(projectId);
+  if (found === undefined) {
+    found = make();
+    byProject.set(projectId, found);
+  }
+  return found;
+}
+
+/**
+ * One flat string of the parts. A template literal makes a tree of concatenations, which the index's first read
+ * flattens into a copy, keeping the tree's root besides: 32 bytes more per resourceName.
+ */
+const joined = (...parts: string[]): string => parts.join("");
+
+/**
+ * The searchable resources of the fixtures, made one at a time as the index reads them, so that no wrapper
+ * outlives its reading; the projects' resourceCount is set before.
+ */
+function* searchResources(fixtures: Fixtures): Generator<SearchResource> {
+  for (const b of fixtures.billingAccounts ?? []) {
+    yield {
+      resourceType: "billingAccount",
+      resourceName: joined("billingAccounts/", b.id),
+      access: `b:${b.id}`,
+      resource: b,
+    };
+  }
+  // One access key per project, shared by its resources.
+  const projectAccess = new Map<string, string>();
+  const accessOf = (projectId: string): string => {
+    let access = projectAccess.get(projectId);
+    if (access === undefined) {
+      access = `p:${projectId}`;
+      projectAccess.set(projectId, access);
+    }
+    return access;
+  };
+  for (const collection of Object.keys(projectCollections) as ProjectCollection[]) {
+    for (const r of fixtures[collection] ?? []) {
+      yield {
+        resourceType: projectCollections[collection],
+        resourceName: joined("projects/", r.projectId, "/", collection, "/", r.id),
+        access: accessOf(r.projectId),
+        resource: r,
+      };
+    }
+  }
+  for (const p of fixtures.projects ?? []) {
+    yield { resourceType: "project", resourceName: joined("projects/", p.id), access: accessOf(p.id), resource: p };
+  }
+}
 
 /** The in-memory state of the stub, built from fixtures that checkFixtures accepted. */
 export class Store {
   private readonly users = new Map<string, User>();
   private readonly keyOwners = new Map<string, User>();
-  private readonly clusterMachines = new Map<string, { machine: ClusterMachine; cluster: Cluster }>();
-  private readonly volumes = new Set<string>();
+  // By project, then id: a key joined of the two would be a string more per machine and volume.
+  private readonly clusterMachines = new Map<string, Map<string, { machine: ClusterMachine; cluster: Cluster }>>();
+  private readonly volumes = new Map<string, Set<string>>();
   private readonly index: SearchIndex;
 
   /**
@@ -74,39 +127,21 @@ export class Store {
       }
     }
 
-    const resources: Pick<SearchEntry, "resourceType" | "resourceName" | "access" | "resource">[] = [];
-    for (const b of fixtures.billingAccounts ?? []) {
-      resources.push({
-        resourceType: "billingAccount",
-        resourceName: `billingAccounts/${b.id}`,
-        access: `b:${b.id}`,
-        resource: b,
-      });
-    }
     const counts = new Map<string, number>();
+    let expected = (fixtures.billingAccounts?.length ?? 0) + (fixtures.projects?.length ?? 0);
     for (const collection of Object.keys(projectCollections) as ProjectCollection[]) {
-      for (const r of fixtures[collection] ?? []) {
-        counts.set(r.projectId, (counts.get(r.projectId) ?? 0) + 1);
-        resources.push({
-          resourceType: projectCollections[collection],
-          resourceName: `projects/${r.projectId}/${collection}/${r.id}`,
-          access: `p:${r.projectId}`,
-          resource: r,
-        });
-      }
+      for (const r of fixtures[collection] ?? []) counts.set(r.projectId, (counts.get(r.projectId) ?? 0) + 1);
+      expected += fixtures[collection]?.length ?? 0;
     }
-    for (const p of fixtures.projects ?? []) {
-      p.resourceCount = counts.get(p.id) ?? 0;
-      resources.push({ resourceType: "project", resourceName: `projects/${p.id}`, access: `p:${p.id}`, resource: p });
-    }
+    for (const p of fixtures.projects ?? []) p.resourceCount = counts.get(p.id) ?? 0;
     for (const cluster of fixtures.clusters ?? []) {
       cluster.machines ??= [];
       Object.assign(cluster, clusterTotals(cluster.machines));
       for (const machine of cluster.machines)
-        this.clusterMachines.set(key(machine.projectId, machine.id), { machine, cluster });
+        inProject(this.clusterMachines, machine.projectId, () => new Map()).set(machine.id, { machine, cluster });
     }
-    for (const v of fixtures.volumes ?? []) this.volumes.add(key(v.projectId, v.id));
-    this.index = new SearchIndex(resources);
+    for (const v of fixtures.volumes ?? []) inProject(this.volumes, v.projectId, () => new Set()).add(v.id);
+    this.index = new SearchIndex(searchResources(fixtures), {}, expected);
   }
 
   /** Number of searchable resources. */
@@ -145,14 +180,14 @@ export class Store {
   /** updateClusterMachine: sets the fields present, keeps the others, and updates the cluster's totals. */
   updateClusterMachine(user: User, projectId: string, id: string, body: UpdateClusterMachineRequest): ClusterMachine {
     if (!user.projectIds.has(projectId)) throw projectDenied(projectId);
-    const found = this.clusterMachines.get(key(projectId, id));
+    const found = this.clusterMachines.get(projectId)?.get(id);
     if (!found) throw clusterMachineNotFound(projectId, id);
     const { machine, cluster } = found;
 
     // Check everything before changing anything.
     const violations: FieldViolation[] = [];
     (body.volumeIds ?? []).forEach((volumeId, i) => {
-      if (!this.volumes.has(key(projectId, volumeId))) violations.push(volumeNotFound(i, volumeId, projectId));
+      if (!this.volumes.get(projectId)?.has(volumeId)) violations.push(volumeNotFound(i, volumeId, projectId));
     });
     const {
       price,
