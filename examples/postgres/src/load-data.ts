@@ -2,23 +2,33 @@
  * Loading a data set (the stub's fixture format) into an empty database, in one transaction, under the start-up
  * advisory lock: the first process to start loads it, any other finds the data there and keeps it.
  */
-import { clusterTotals, hashApiKey, type ResourceType, searchValues } from "@compute-api/server";
+import {
+  billingAccountName,
+  clusterTotals,
+  hashApiKey,
+  type ProjectCollection,
+  projectCollectionNames,
+  projectCollections,
+  projectName,
+  projectResourceCounts,
+  projectResourceName,
+  type ResourceType,
+  searchValues,
+} from "@compute-api/server";
 import type { Fixtures } from "@compute-api/stub-server";
 import type { Database, Queryable, SqlValue } from "./database/database.js";
 import { startupLockKey } from "./migrate.js";
 
-/** The collections of a project in a data set: their search type and their table. */
-export const projectCollections = {
-  clusters: { type: "cluster", table: "clusters" },
-  disks: { type: "disk", table: "disks" },
-  images: { type: "image", table: "images" },
-  machines: { type: "machine", table: "machines" },
-  networks: { type: "network", table: "networks" },
-  virtualMachines: { type: "virtualMachine", table: "virtual_machines" },
-  volumes: { type: "volume", table: "volumes" },
-} as const satisfies Record<string, { type: ResourceType; table: string }>;
-
-type ProjectCollection = keyof typeof projectCollections;
+/** The table of each collection of a project (their search types are the rules' `projectCollections`). */
+const collectionTables = {
+  clusters: "clusters",
+  disks: "disks",
+  images: "images",
+  machines: "machines",
+  networks: "networks",
+  virtualMachines: "virtual_machines",
+  volumes: "volumes",
+} as const satisfies Record<ProjectCollection, string>;
 
 /** Rows sent in one statement: large enough to load fast, small enough for one parameter. */
 const batchSize = 20_000;
@@ -98,10 +108,7 @@ async function insertAll(tx: Queryable, f: Fixtures, now: Date): Promise<void> {
     f.billingAccounts ?? [],
   );
 
-  // A project's resourceCount: the resources of the seven collections in it, as the stub counts them.
-  const counts = new Map<string, number>();
-  for (const collection of Object.keys(projectCollections) as ProjectCollection[])
-    for (const r of f[collection] ?? []) counts.set(r.projectId, (counts.get(r.projectId) ?? 0) + 1);
+  const counts = projectResourceCounts(f);
   for (const p of f.projects ?? []) p.resourceCount = counts.get(p.id) ?? 0;
   await insertRecords(
     tx,
@@ -143,11 +150,11 @@ async function insertAll(tx: Queryable, f: Fixtures, now: Date): Promise<void> {
     cluster.machines ??= [];
     Object.assign(cluster, clusterTotals(cluster.machines));
   }
-  for (const collection of Object.keys(projectCollections) as ProjectCollection[]) {
+  for (const collection of projectCollectionNames) {
     const resources = (f[collection] ?? []) as { projectId: string; id: string; machines?: unknown }[];
     await insertRecords(
       tx,
-      `INSERT INTO ${projectCollections[collection].table} (project_id, id, spec)
+      `INSERT INTO ${collectionTables[collection]} (project_id, id, spec)
        SELECT r->>'projectId', r->>'id', r - 'machines' FROM jsonb_array_elements($1::jsonb) AS r`,
       resources,
     );
@@ -203,11 +210,11 @@ async function insertSearch(tx: Queryable, f: Fixtures): Promise<void> {
       }
     }
   };
-  for (const b of f.billingAccounts ?? []) add("billingAccount", `billingAccounts/${b.id}`, b, { billing: b.id });
-  for (const p of f.projects ?? []) add("project", `projects/${p.id}`, p, { project: p.id });
-  for (const collection of Object.keys(projectCollections) as ProjectCollection[]) {
+  for (const b of f.billingAccounts ?? []) add("billingAccount", billingAccountName(b.id), b, { billing: b.id });
+  for (const p of f.projects ?? []) add("project", projectName(p.id), p, { project: p.id });
+  for (const collection of projectCollectionNames) {
     for (const r of f[collection] ?? [])
-      add(projectCollections[collection].type, `projects/${r.projectId}/${collection}/${r.id}`, r, {
+      add(projectCollections[collection], projectResourceName(r.projectId, collection, r.id), r, {
         project: r.projectId,
       });
   }

@@ -7,23 +7,28 @@
  *   twice, as the stub's index counts it, and is matched once.
  * - An entry must hold every term: a term of three letters or digits in a row is looked up through the trigram
  *   index of the two texts (LIKE); a shorter one, which has no trigram to look up, by strpos over them.
- * - Each term scores its best match by strpos over the texts: in the id or name texts (100 exact — the term
- *   between separators —, 80 prefix — after one —, 60 substring), else in the others (50, 40, 30).
+ * - Each term scores its best match by strpos over the texts: in the id or name texts (exact — the term between
+ *   separators —, prefix — after one —, or substring), else in the others; the six scores are the rules'
+ *   (`matchScores`), passed as parameters, as is the cap (`maxSearchResults`).
  * - The score is the weighted sum over the number of terms, rounded down; then ordered by score and
- *   resourceName in code point order (collation "C"), capped at 100, and only then are the objects read.
+ *   resourceName in code point order (collation "C"), capped, and only then are the objects read.
  * - One distinct term: its ids-and-names search first, the full one only when that does not fill the cap.
  *
  * A query holds at most 8 terms besides its type (parseSearchQuery), so a search reads each entry at most once,
  * with at most 8 terms' strpos calls: its cost is bounded by the size of the data, whatever the terms.
- * The SQL text is made of fixed fragments, one per term's place; the terms themselves are parameters.
+ * The SQL text is made of fixed fragments, one per term's place; the terms, the scores and the cap are parameters.
  * @see openapi/paths/v1_resources_search.yaml
  */
-import { parseSearchQuery, type ResponseBody, type Schemas, searchDenied } from "@compute-api/server";
+import {
+  matchScores,
+  maxSearchResults,
+  parseSearchQuery,
+  type ResponseBody,
+  type Schemas,
+  searchDenied,
+} from "@compute-api/server";
 import type { Principal } from "./authenticate.js";
 import type { Queryable } from "./database/database.js";
-
-/** Largest number of results of one search. */
-export const maxResults = 100;
 
 /** Entries the user may see: of the user's projects, or the user's billing accounts. ($1: the user) */
 const visible = (alias: string) => `(
@@ -34,8 +39,13 @@ const visible = (alias: string) => `(
 /** The separator before and after each value of a document's texts (migration 005). */
 const separator = "E'\\x1f'";
 
+/** The scores of an exact, prefix and substring match of an id or name ($5 to $7) and of another value ($8 to $10). */
+const scoreParams = [...matchScores.primary, ...matchScores.other];
+const primaryScoreParam = (i: 0 | 1 | 2) => `$${5 + i}::int`;
+const otherScoreParam = (i: 0 | 1 | 2) => `$${8 + i}::int`;
+
 /**
- * A distinct term of the query, by its place: the term is parameter `$(3 + 2 × place)` and its weight the next one,
+ * A distinct term of the query, by its place: the term is parameter `$(9 + 2 × place)` and its weight the next one,
  * each a parameter of its own rather than an item of an array, so that neither is taken out of an array per row.
  * `indexed`: whether it has a trigram the index can look up.
  */
@@ -45,8 +55,8 @@ interface TermSlot {
 }
 
 /** The parameters of the term at `place` and of its weight. */
-const termParam = (place: number) => `$${3 + 2 * place}::text`;
-const weightParam = (place: number) => `$${4 + 2 * place}::int`;
+const termParam = (place: number) => `$${9 + 2 * place}::text`;
+const weightParam = (place: number) => `$${10 + 2 * place}::int`;
 
 /** Whether a term has a trigram to look up: three letters or digits in a row. */
 const hasTrigram = (term: string): boolean => /[a-z0-9]{3}/.test(term);
@@ -70,17 +80,18 @@ function scoreOf({ place }: TermSlot): string {
   const term = termParam(place);
   return `CASE
       WHEN strpos(d.primary_text, ${term}) > 0 THEN CASE
-        WHEN strpos(d.primary_text, ${separator} || ${term}) = 0 THEN 60
-        WHEN strpos(d.primary_text, ${separator} || ${term} || ${separator}) > 0 THEN 100
-        ELSE 80 END
-      WHEN strpos(d.other_text, ${separator} || ${term}) = 0 THEN 30
-      WHEN strpos(d.other_text, ${separator} || ${term} || ${separator}) > 0 THEN 50
-      ELSE 40 END`;
+        WHEN strpos(d.primary_text, ${separator} || ${term}) = 0 THEN ${primaryScoreParam(2)}
+        WHEN strpos(d.primary_text, ${separator} || ${term} || ${separator}) > 0 THEN ${primaryScoreParam(0)}
+        ELSE ${primaryScoreParam(1)} END
+      WHEN strpos(d.other_text, ${separator} || ${term}) = 0 THEN ${otherScoreParam(2)}
+      WHEN strpos(d.other_text, ${separator} || ${term} || ${separator}) > 0 THEN ${otherScoreParam(0)}
+      ELSE ${otherScoreParam(1)} END`;
 }
 
 /**
  * The best `$3` entries for the terms, with their scores, in order. $1: user id, $2: resource type or null, $3: the
- * cap, $4: the number of terms (the weights' sum), then each distinct lowercased term and its weight.
+ * cap, $4: the number of terms (the weights' sum), $5 to $10: the scores, then each distinct lowercased term and its
+ * weight.
  * `values`: which entries are read — all, or those whose id or name holds the (one) term.
  */
 function rankedSql(slots: readonly TermSlot[], values: "all" | "primary"): string {
@@ -95,7 +106,7 @@ function rankedSql(slots: readonly TermSlot[], values: "all" | "primary"): strin
   LIMIT $3`;
 }
 
-/** The results' objects, read for the (at most 100) rows of a search only, in the results' order. */
+/** The results' objects, read for the (at most `maxSearchResults`) rows of a search only, in the results' order. */
 const withObjects = (rows: string) => `
 SELECT r.resource_type, r.resource_name, r.score, resource_object(r.resource_type, r.project_id, r.resource_id) AS object
 FROM (${rows}) AS r
@@ -107,9 +118,9 @@ export function searchSql(slots: readonly TermSlot[]): string {
 }
 
 /**
- * The search of one term over ids and names only. An entry whose id or name holds the term scores 60 or more,
- * any other at most 50: when this finds as many entries as the cap, they are the results, and the other values
- * of every entry — what a broad term (`proj`) finds in every resource — are never scored.
+ * The search of one term over ids and names only. Every score of an id or name match is above every score of
+ * another value's (`matchScores`): when this finds as many entries as the cap, they are the results, and the other
+ * values of every entry — what a broad term (`proj`) finds in every resource — are never scored.
  */
 export function primarySearchSql(slot: TermSlot): string {
   return withObjects(rankedSql([slot], "primary"));
@@ -135,13 +146,16 @@ WHERE e.resource_type = $2 AND ${visible("e")}
 ORDER BY e.resource_name COLLATE "C"
 LIMIT $3`;
 
-/** A query's distinct terms with their weights: the slots of its SQL, and its parameters from $4 on. */
+/**
+ * A query's distinct terms with their weights: the slots of its SQL, and its parameters from $4 on (the number of
+ * terms, the scores, then each term and its weight).
+ */
 export function termsOf(terms: readonly string[]): { slots: TermSlot[]; params: (string | number)[] } {
   const weights = new Map<string, number>();
   for (const term of terms) weights.set(term, (weights.get(term) ?? 0) + 1);
   return {
     slots: [...weights.keys()].map((term, i) => ({ place: i + 1, indexed: hasTrigram(term) })),
-    params: [terms.length, ...[...weights].flat()],
+    params: [terms.length, ...scoreParams, ...[...weights].flat()],
   };
 }
 
@@ -166,12 +180,13 @@ export async function searchResources(
   const { terms, type } = parseSearchQuery(query);
   const options = signal ? { signal } : {};
   let rows: ResultRow[];
-  if (terms.length === 0) rows = await db.query<ResultRow>(typeOnlySql, [user.id, type ?? null, maxResults], options);
+  if (terms.length === 0)
+    rows = await db.query<ResultRow>(typeOnlySql, [user.id, type ?? null, maxSearchResults], options);
   else {
     const { slots, params } = termsOf(terms);
     const [first] = slots;
     const sql = slots.length === 1 && first ? oneTermSearchSql(first) : searchSql(slots);
-    rows = await db.query<ResultRow>(sql, [user.id, type ?? null, maxResults, ...params], options);
+    rows = await db.query<ResultRow>(sql, [user.id, type ?? null, maxSearchResults, ...params], options);
   }
   return {
     results: rows.map(

@@ -1,8 +1,9 @@
 /** searchResources on PGlite: the stub's answers for many queries on the built-in and a generated data set. */
+import { maxSearchResults as maxResults } from "@compute-api/server";
 import { generateFixtures } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresServer, type PostgresServer } from "../src/index.js";
-import { maxResults, primarySearchSql, searchSql, termsOf } from "../src/search-resources.js";
+import { primarySearchSql, searchSql, termsOf } from "../src/search-resources.js";
 import { searchSuite } from "./support/search-suite.js";
 import { pgliteTarget } from "./support/targets.js";
 
