@@ -5,7 +5,7 @@
  * @see openapi/paths/v1_resources_search.yaml
  */
 
-import { searchValues } from "@compute-api/server";
+import { maxSearchResults, searchValues } from "@compute-api/server";
 import type { ResourceType } from "../types.js";
 import { SearchColumns, type SearchEntry, type SearchResource } from "./search-columns.js";
 import { defaultBlockValues } from "./search-dictionary.js";
@@ -13,8 +13,8 @@ import { defaultOverlayLimit, SearchOverlay } from "./search-overlay.js";
 import { otherScores, primaryScores, termPlans } from "./search-plan.js";
 import { WindowedTopK } from "./search-top-k.js";
 
-/** Largest number of results of one search. */
-export const maxResults = 100;
+/** Largest number of results of one search: the spec's cap. */
+export const maxResults = maxSearchResults;
 
 /** A scored entry. */
 export interface SearchHit {

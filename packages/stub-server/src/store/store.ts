@@ -6,6 +6,7 @@
 import { type FieldViolation, invalidRequest } from "@compute-api/contract";
 import {
   apiKeyExists,
+  billingAccountName,
   clusterMachineNotFound,
   clusterTotals,
   createApiKeysDenied,
@@ -14,6 +15,9 @@ import {
   parseSearchQuery,
   priceChange,
   projectDenied,
+  projectName,
+  projectResourceCounts,
+  projectResourceName,
   searchDenied,
   volumeNotFound,
 } from "@compute-api/server";
@@ -53,12 +57,6 @@ function inProject<T>(byProject: Map<string, T>, projectId: string, make: () => 
 }
 
 /**
- * One flat string of the parts. A template literal makes a tree of concatenations, which the index's first read
- * flattens into a copy, keeping the tree's root besides: 32 bytes more per resourceName.
- */
-const joined = (...parts: string[]): string => parts.join("");
-
-/**
  * The searchable resources of the fixtures, made one at a time as the index reads them, so that no wrapper
  * outlives its reading; the projects' resourceCount is set before.
  */
@@ -66,7 +64,7 @@ function* searchResources(fixtures: Fixtures): Generator<SearchResource> {
   for (const b of fixtures.billingAccounts ?? []) {
     yield {
       resourceType: "billingAccount",
-      resourceName: joined("billingAccounts/", b.id),
+      resourceName: billingAccountName(b.id),
       access: `b:${b.id}`,
       resource: b,
     };
@@ -85,14 +83,14 @@ function* searchResources(fixtures: Fixtures): Generator<SearchResource> {
     for (const r of fixtures[collection] ?? []) {
       yield {
         resourceType: projectCollections[collection],
-        resourceName: joined("projects/", r.projectId, "/", collection, "/", r.id),
+        resourceName: projectResourceName(r.projectId, collection, r.id),
         access: accessOf(r.projectId),
         resource: r,
       };
     }
   }
   for (const p of fixtures.projects ?? []) {
-    yield { resourceType: "project", resourceName: joined("projects/", p.id), access: accessOf(p.id), resource: p };
+    yield { resourceType: "project", resourceName: projectName(p.id), access: accessOf(p.id), resource: p };
   }
 }
 
@@ -127,12 +125,10 @@ export class Store {
       }
     }
 
-    const counts = new Map<string, number>();
+    const counts = projectResourceCounts(fixtures);
     let expected = (fixtures.billingAccounts?.length ?? 0) + (fixtures.projects?.length ?? 0);
-    for (const collection of Object.keys(projectCollections) as ProjectCollection[]) {
-      for (const r of fixtures[collection] ?? []) counts.set(r.projectId, (counts.get(r.projectId) ?? 0) + 1);
+    for (const collection of Object.keys(projectCollections) as ProjectCollection[])
       expected += fixtures[collection]?.length ?? 0;
-    }
     for (const p of fixtures.projects ?? []) p.resourceCount = counts.get(p.id) ?? 0;
     for (const cluster of fixtures.clusters ?? []) {
       cluster.machines ??= [];
