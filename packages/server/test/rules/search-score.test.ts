@@ -39,15 +39,15 @@ describe("termScore", () => {
     other: new Set(["dc-north", "projects/p1/clusters/cl-train-01"]),
   };
   it.each<[string, { given: string; want: number }]>([
-    ["cl-train-01", { given: "cl-train-01", want: 100 }],
-    ["train", { given: "train", want: 80 }],
-    ["rain", { given: "rain", want: 60 }],
-    ["dc-north", { given: "dc-north", want: 50 }],
-    ["dc-", { given: "dc-", want: 40 }],
-    ["north", { given: "north", want: 30 }],
-    ["projects", { given: "projects", want: 40 }],
-    ["nowhere", { given: "nowhere", want: 0 }],
-  ])("%s scores its best match", (_name, { given, want }) => {
+    ["cl-train-01 scores 100", { given: "cl-train-01", want: 100 }],
+    ["train scores 80", { given: "train", want: 80 }],
+    ["rain scores 60", { given: "rain", want: 60 }],
+    ["dc-north scores 50", { given: "dc-north", want: 50 }],
+    ["dc- scores 40", { given: "dc-", want: 40 }],
+    ["north scores 30", { given: "north", want: 30 }],
+    ["projects scores 40", { given: "projects", want: 40 }],
+    ["nowhere scores 0", { given: "nowhere", want: 0 }],
+  ])("%s", (_name, { given, want }) => {
     expect(termScore(values, given)).toBe(want);
   });
 });
