@@ -6,7 +6,8 @@ import { matchScores, maxSearchScore, resultScore, termScore, valueScore } from 
 
 describe("matchScores", () => {
   it("are the spec's numbers, each primary score above every other one", () => {
-    const search = (loadSpec().paths?.["/v1/resources/search"]?.get?.description ?? "").replace(/\s+/g, " ");
+    const operation = loadSpec().paths["/v1/resources/search"]?.get as { description?: string } | undefined;
+    const search = (operation?.description ?? "").replace(/\s+/g, " ");
     const [exact, prefix, substring] = matchScores.primary;
     expect(search).toContain(
       `${exact} for an exact id or name match, ${prefix} for a prefix of the id or name, ${substring} for a substring`,
