@@ -1,5 +1,5 @@
 /** The queries of the search benchmarks (the stub's bench:search and examples/postgres's), with names from the data set. */
-import type { Fixtures } from "@compute-api/stub-server";
+import type { Fixtures } from "@compute-api/fixtures";
 
 /** Each query with its label: an exact id from the data, one word, two terms, type and word, type only, broad, no match. */
 export function searchMix(fixtures: Fixtures): [label: string, query: string][] {

@@ -17,7 +17,7 @@ import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { generateFixtures } from "@compute-api/stub-server";
+import { generateFixtures } from "@compute-api/fixtures";
 import autocannon from "autocannon";
 import { searchMix } from "./search-mix.js";
 

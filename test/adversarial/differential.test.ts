@@ -23,7 +23,7 @@ import {
 import { parseQueryString } from "@compute-api/contract";
 import { createLogger } from "@compute-api/contract/http";
 import { createGateway } from "@compute-api/gateway";
-import { createContractValidator, errorHandler } from "@compute-api/stub-server";
+import { createContractValidator, errorHandler } from "@compute-api/server/validator";
 import express from "express";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -7,9 +7,9 @@
  * time bounds are unit properties beside their modules (`*.fuzz.test.ts`, faults.test.ts).
  */
 import { type Answer, jsonRequest, type RawRequest, send } from "@compute-api/conformance/testing";
+import { maxPreferLength, parsePrefer } from "@compute-api/stub-server/testing";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { maxPreferLength, parsePrefer } from "../../packages/stub-server/src/faults.js";
 import { errorProblems, expectHealthy, expectNoProblems } from "./support/checks.js";
 import { headerValue } from "./support/header-fuzz.js";
 import { machinePath } from "./support/hostile.js";

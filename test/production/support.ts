@@ -4,9 +4,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { createLogger } from "@compute-api/contract/http";
 import { createApp } from "@compute-api/stub-server";
 import { Agent, request } from "undici";
@@ -166,11 +167,16 @@ export function failures(outcomes: Outcome[]): Record<string, number> {
   return counts;
 }
 
+/** A package's command as its TypeScript source (`src/bin.ts`), found through the package, wherever it is. */
+function sourceBin(name: string): string {
+  return join(dirname(createRequire(import.meta.url).resolve(`${name}/package.json`)), "src", "bin.ts");
+}
+
 /** The commands these suites run as processes, each from its TypeScript source, and the line it prints once it listens. */
 const commands = {
-  "compute-gateway": { bin: "../../packages/gateway/src/bin.ts", listening: /compute-gateway listening/g },
-  "compute-stub": { bin: "../../packages/stub-server/src/bin.ts", listening: /compute-stub listening on /g },
-  "compute-postgres": { bin: "../../examples/postgres/src/bin.ts", listening: /compute-postgres listening on /g },
+  "compute-gateway": { bin: sourceBin("@compute-api/gateway"), listening: /compute-gateway listening/g },
+  "compute-stub": { bin: sourceBin("@compute-api/stub-server"), listening: /compute-stub listening on /g },
+  "compute-postgres": { bin: sourceBin("@compute-api/example-postgres"), listening: /compute-postgres listening on /g },
 } as const;
 
 /** One of the project's commands. */
@@ -206,14 +212,10 @@ function killGroup(pid: number): void {
  */
 export async function startCommandProcess(name: CommandName, args: string[], listeners = 1): Promise<CommandProcess> {
   const { bin, listening } = commands[name];
-  const child = spawn(
-    process.execPath,
-    ["--conditions", "@compute-api/source", "--import", "tsx", fileURLToPath(new URL(bin, import.meta.url)), ...args],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    },
-  );
+  const child = spawn(process.execPath, ["--conditions", "@compute-api/source", "--import", "tsx", bin, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   started.add(child);
   let text = "";
   const append = (chunk: Buffer) => {

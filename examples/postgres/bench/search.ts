@@ -10,7 +10,7 @@
  *   npm run bench -w examples/postgres -- --database-url postgres://…/empty --data generated
  */
 import { parseArgs } from "node:util";
-import { builtinFixtures, type Fixtures, generateFixtures } from "@compute-api/stub-server";
+import { builtinFixtures, type Fixtures, generateFixtures } from "@compute-api/fixtures";
 import { searchMix } from "../../../bench/search-mix.js";
 import type { Principal } from "../src/authenticate.js";
 import type { Database } from "../src/database/database.js";

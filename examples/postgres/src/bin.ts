@@ -1,5 +1,5 @@
 /** `compute-postgres`: runs the server until SIGINT or SIGTERM. */
-import { runUntilSignal } from "@compute-api/stub-server";
+import { runUntilSignal } from "@compute-api/server/cli";
 import { runCli } from "./cli.js";
 
 const { exitCode, server, shutdown } = await runCli(process.argv.slice(2), {

@@ -1,28 +1,28 @@
 /**
- * The `compute-postgres` command line, shaped as compute-stub's: the same flags where they apply (`--port`,
- * `--host`, `--data`, `--generate`, `--seed`, `--api-key`, `--cors-origin`, `--compress`, `--log-level`), plus where
- * the data lives (`--database-url` or DATABASE_URL, `--pglite-dir`). Invalid flags exit with 2; data or start-up
- * failures with 1.
+ * The `compute-postgres` command line, shaped as compute-stub's: the shared flags of @compute-api/server/cli and the
+ * data flags of @compute-api/fixtures, plus where the data lives (`--database-url` or DATABASE_URL, `--pglite-dir`).
+ * Invalid flags and a malformed DATABASE_URL exit with 2; data or start-up failures with 1.
  */
 import { loadSpec } from "@compute-api/contract";
+import { type CliIo, defaultText, packageVersion } from "@compute-api/contract/cli";
 import { createLogger } from "@compute-api/contract/http";
+import { type DataFlags, dataOptions, defaultKeyId, FixtureError, fixturesOf } from "@compute-api/fixtures";
 import {
-  type CliIo,
   type DrainTimes,
-  defaultKeyId,
   drainTimesOf,
-  FixtureError,
-  fixturesOf,
   listeningLines,
   parseServerFlags,
   type ServerFlags,
+  type StartKey,
   serverCommand,
-} from "@compute-api/stub-server";
+} from "@compute-api/server/cli";
 import { type Command, Option } from "commander";
-import { type RunningPostgresServer, startPostgresServer } from "./postgres-server.js";
+import { isUnavailable } from "./database/database-errors.js";
+import { PgliteDirInUse } from "./database/pglite-lock.js";
+import { defaultPort, type RunningPostgresServer, startPostgresServer } from "./postgres-server.js";
 import { type FirstKey, registerFirstKey } from "./start-up-keys.js";
 
-export type { CliIo } from "@compute-api/stub-server";
+export type { CliIo } from "@compute-api/contract/cli";
 
 /** The outcome: an exit code, or a listening server (exit code 0) that the caller shuts down. */
 export interface CliResult {
@@ -32,28 +32,42 @@ export interface CliResult {
   shutdown?: DrainTimes;
 }
 
-const keyEnv = "COMPUTE_API_KEY";
-
 function program(io: CliIo): Command {
   return serverCommand(
     "compute-postgres",
     "The compute service on PostgreSQL: PGlite embedded (default), or a server through DATABASE_URL.",
     io,
-    { keyEnv, corsEnv: "CORS_ORIGINS", dataVerb: "load into an empty database" },
+    {
+      port: defaultPort,
+      version: packageVersion(import.meta.url),
+      dataOptions: dataOptions("load into an empty database"),
+      keyDefault: "a new key, printed, only when the database holds none",
+      examples: [
+        "compute-postgres                             # PGlite in memory, the built-in data, on http://127.0.0.1:4011",
+        "compute-postgres --pglite-dir ./data         # PGlite on disk: the data outlives a restart",
+        'DATABASE_URL=postgres://me@localhost:5432/compute compute-postgres -p 8081 --api-key "$KEY"',
+      ],
+      exitStatus: {
+        0: "stopped by SIGINT or SIGTERM after draining; or --help, --version",
+        1: "the start failed: the port is taken, the database cannot be reached or is in use, the data is bad",
+        2: "a flag or variable is invalid, DATABASE_URL included",
+      },
+    },
   )
     .addOption(
-      new Option("--database-url <url>", "a PostgreSQL server to keep the data in (default: PGlite)").env(
-        "DATABASE_URL",
+      defaultText(
+        new Option("--database-url <url>", "a PostgreSQL server to keep the data in, postgres://…").env("DATABASE_URL"),
+        "PGlite",
       ),
     )
     .addOption(
-      new Option("--pglite-dir <dir>", "keep PGlite's data in this directory (default: in memory)")
+      defaultText(new Option("--pglite-dir <dir>", "keep PGlite's data in this directory"), "in memory")
         .env("PGLITE_DIR")
         .conflicts("databaseUrl"),
     );
 }
 
-interface Flags extends ServerFlags {
+interface Flags extends ServerFlags, DataFlags {
   databaseUrl?: string;
   pgliteDir?: string;
 }
@@ -61,8 +75,15 @@ interface Flags extends ServerFlags {
 /** Runs the command: parses flags, prepares the database, listens and prints the URL, a key and a curl line. */
 export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
   const command = program(io);
-  const flags = parseServerFlags<Flags>(command, argv);
+  const flags = parseServerFlags<Flags>(command, argv, io);
   if (typeof flags === "number") return { exitCode: flags };
+  const urlSource = command.getOptionValueSource("databaseUrl") === "env" ? "DATABASE_URL" : "--database-url";
+  if (flags.databaseUrl !== undefined && !isPostgresUrl(flags.databaseUrl)) {
+    io.stderr(
+      `compute-postgres: ${urlSource} must be a postgres:// or postgresql:// URL, such as postgres://me@localhost:5432/compute\n`,
+    );
+    return { exitCode: 2 };
+  }
 
   const spec = loadSpec();
   // Read only when the database is empty: a later start keeps its data and never generates or reads a file.
@@ -74,7 +95,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
       ...(flags.pgliteDir ? { pgliteDir: flags.pgliteDir } : {}),
       fixtures,
-      corsOrigins: flags.corsOrigin ?? ["*"],
+      corsOrigins: flags.corsOrigins ?? ["*"],
       compress: flags.compress === true,
       logger: createLogger({ level: flags.logLevel }),
       port: flags.port,
@@ -82,7 +103,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       spec,
     });
   } catch (error) {
-    const message = error instanceof FixtureError ? error.message : `cannot start: ${startFailure(error)}`;
+    const message =
+      error instanceof FixtureError || error instanceof PgliteDirInUse
+        ? error.message
+        : flags.databaseUrl && isUnavailable((error as Error).cause ?? error)
+          ? `cannot reach the PostgreSQL server of ${urlSource} (${hidePassword(flags.databaseUrl)}): ${causeOf(error)}`
+          : `cannot start: ${startFailure(error)}`;
     io.stderr(`compute-postgres: ${message}\n`);
     return { exitCode: 1 };
   }
@@ -94,30 +120,51 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
     return { exitCode: 1 };
   }
 
-  const lines = listeningLines(command, {
-    name: "compute-postgres",
-    url: server.url,
-    about: `data: ${server.database.description}`,
-    user: firstKey?.user,
-    key: firstKey?.key ?? "<your API key>",
-    keyEnv,
-  });
-  io.stdout(firstKey?.outcome === "given" ? lines : withKeyLine(lines, firstKey));
+  io.stdout(
+    listeningLines(command, {
+      name: "compute-postgres",
+      url: server.url,
+      about: `data: ${server.database.description}`,
+      user: firstKey?.user,
+      key: startKey(firstKey),
+    }),
+  );
   return { exitCode: 0, server, shutdown: drainTimesOf(flags) };
 }
 
 /**
- * The shared lines with this command's key line: its key is not new at each start but only when the database
- * holds none, so that replicas on one database keep each other's key.
+ * This command's key at start: not new at each start as the stub's, but only when the database holds none, so
+ * that replicas on one database keep each other's key.
  */
-function withKeyLine(lines: string, firstKey: FirstKey | undefined): string {
-  const setOne = `set one with --api-key or ${keyEnv}`;
-  const line = !firstKey
-    ? "No user in the data, so no API key"
-    : firstKey.outcome === "new"
-      ? `API key of user '${firstKey.user}' (new: the database held none; later starts keep it, or ${setOne}):\n  ${firstKey.key}`
-      : `API key of user '${firstKey.user}': the one the database holds already stays (key '${defaultKeyId}'; ${setOne})`;
-  return lines.replace(/^API key of user .*(\n {2}\S+)?$/m, line);
+function startKey(firstKey: FirstKey | undefined): StartKey {
+  if (firstKey?.outcome === "new")
+    return { outcome: "new", key: firstKey.key, lasts: "new: the database held none; later starts keep it" };
+  if (firstKey?.outcome === "kept")
+    return { outcome: "kept", stays: "the one the database holds already stays", keyId: defaultKeyId };
+  return { outcome: "given" };
+}
+
+/** Whether a value is a postgres:// or postgresql:// URL. */
+function isPostgresUrl(value: string): boolean {
+  try {
+    return ["postgres:", "postgresql:"].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** The URL to show: its password, if any, replaced by `***`. */
+function hidePassword(value: string): string {
+  const url = new URL(value);
+  if (url.password) url.password = "***";
+  return url.href;
+}
+
+/** The driver's own words behind an error the database layer mapped. */
+function causeOf(error: unknown): string {
+  const { message, cause } = error as Error;
+  if (cause instanceof AggregateError) return cause.errors.map((e: Error) => e.message).join("; ");
+  return cause instanceof Error ? cause.message : message;
 }
 
 /** What stopped the start, for the operator: the answer a client would get, and the driver's cause behind it. */

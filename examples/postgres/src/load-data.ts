@@ -2,6 +2,8 @@
  * Loading a data set (the stub's fixture format) into an empty database, in one transaction, under the start-up
  * advisory lock: the first process to start loads it, any other finds the data there and keeps it.
  */
+
+import type { Fixtures } from "@compute-api/fixtures";
 import {
   billingAccountName,
   clusterTotals,
@@ -15,7 +17,6 @@ import {
   type ResourceType,
   searchValues,
 } from "@compute-api/server";
-import type { Fixtures } from "@compute-api/stub-server";
 import type { Database, Queryable, SqlValue } from "./database/database.js";
 import { startupLockKey } from "./migrate.js";
 

@@ -5,6 +5,7 @@
  */
 import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import { createLogger, type Logger } from "@compute-api/contract/http";
+import { builtinFixtures, defaultKeyId, type Fixtures, loadFixtures } from "@compute-api/fixtures";
 import {
   type ComputeServer,
   createComputeServer,
@@ -12,7 +13,6 @@ import {
   listen,
   type ResponseMode,
 } from "@compute-api/server";
-import { builtinFixtures, defaultKeyId, type Fixtures, loadFixtures } from "@compute-api/stub-server";
 import { authenticate, type Principal } from "./authenticate.js";
 import { createApiKey } from "./create-api-key.js";
 import type { Database, DatabaseLimits } from "./database/database.js";
@@ -20,11 +20,12 @@ import { createPgliteDatabase } from "./database/pglite-database.js";
 import { createPoolDatabase } from "./database/pool-database.js";
 import { loadData } from "./load-data.js";
 import { migrate } from "./migrate.js";
+import { checkPortFree } from "./port-check.js";
 import { searchResources } from "./search-resources.js";
 import { registerApiKey } from "./start-up-keys.js";
 import { updateClusterMachine } from "./update-cluster-machine.js";
 
-/** The key id under which `apiKeys` are registered: the stub's. */
+/** The key id under which `apiKeys` are registered: the stub's (@compute-api/fixtures' `defaultKeyId`). */
 export { defaultKeyId };
 
 /**
@@ -131,7 +132,7 @@ export async function createPostgresServer(options: PostgresServerOptions = {}):
         updateClusterMachine: ({ principal, path, body, signal }) =>
           updateClusterMachine(db, principal, path.projectId, path.id, body, signal),
         createApiKey: ({ principal, body, signal }) => createApiKey(db, principal, body.apikeyId, signal),
-        searchResources: ({ principal, query }) => searchResources(db, principal, query.query),
+        searchResources: ({ principal, query, signal }) => searchResources(db, principal, query.query, signal),
       },
       // Ready when the database answers a trivial query soon: a connection can be had, and the server is up.
       ready: (signal) =>
@@ -156,9 +157,12 @@ export async function createPostgresServer(options: PostgresServerOptions = {}):
   }
 }
 
+/** The port compute-postgres listens on by default: the stub's (4010) plus one, so that both can run at once. */
+export const defaultPort = 4011;
+
 /** Options of a listening server. */
 export interface StartOptions extends PostgresServerOptions {
-  /** Port; 0 picks a free one. Default 4010. */
+  /** Port; 0 picks a free one. Default 4011. */
   port?: number;
   /** Address to listen on; default 127.0.0.1. */
   host?: string;
@@ -180,12 +184,17 @@ export interface RunningPostgresServer {
   drain(times: { graceMs: number; timeoutMs: number }): Promise<void>;
 }
 
-/** Builds the server and listens; rejects if the address is taken. */
+/**
+ * Builds the server and listens; rejects if the address is taken — checked first too, so that a taken port fails
+ * the start at once rather than after the migrations and the data's load.
+ */
 export async function startPostgresServer(options: StartOptions = {}): Promise<RunningPostgresServer> {
+  const address = { port: options.port ?? defaultPort, host: options.host ?? "127.0.0.1" };
+  await checkPortFree(address.port, address.host);
   const built = await createPostgresServer(options);
   let listening: Listening;
   try {
-    listening = await listen(built.app, { port: options.port ?? 4010, host: options.host ?? "127.0.0.1" });
+    listening = await listen(built.app, address);
   } catch (error) {
     await built.close();
     throw error;

@@ -4,8 +4,8 @@
  * yet. So replicas started on one database never revoke each other's key: the first start's printed key stays
  * until a key is given on purpose.
  */
+import { defaultKeyId } from "@compute-api/fixtures";
 import { hashApiKey, newApiKey } from "@compute-api/server";
-import { defaultKeyId } from "@compute-api/stub-server";
 import type { Database, Queryable } from "./database/database.js";
 
 /**

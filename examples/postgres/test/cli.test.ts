@@ -1,7 +1,8 @@
 /** compute-postgres's command line: flags, what it prints, keeping a PGlite directory's data, and the bin's clean shutdown. */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,7 +49,7 @@ describe("compute-postgres", () => {
     const { exitCode, out } = await run("--help");
     expect(exitCode).toBe(0);
     expect(out).toMatch(
-      /Usage: compute-postgres[\s\S]*--api-key <key>[\s\S]*env: COMPUTE_API_KEY[\s\S]*--database-url/,
+      /Usage: compute-postgres[\s\S]*--api-key <key>[\s\S]*env:\s+COMPUTE_API_KEY[\s\S]*--database-url/,
     );
   });
 
@@ -80,6 +81,73 @@ describe("compute-postgres", () => {
       results: { cluster: { machines: { id: string; state: string }[] } }[];
     };
     expect(found.results[0]?.cluster.machines.find((m) => m.id === "cm-alpha-01")?.state).toBe("FAILED");
+  });
+
+  it("prints its version, and its help ends with examples and the exit statuses", async () => {
+    const version = await run("--version");
+    expect([version.exitCode, version.out.trim()]).toEqual([0, "1.0.0"]);
+    const { out } = await run("--help");
+    expect(out).toMatch(/-p, --port <port>[\s\S]*\(default: 4011;\s+env: PORT\)/);
+    expect(out).toMatch(/Examples:\n {2}\$ compute-postgres/);
+    expect(out).toMatch(/Exit status:\n {2}0 {2}.*\n {2}1 {2}.*\n {2}2 {2}.*DATABASE_URL/);
+  });
+
+  it("refuses a DATABASE_URL that is not a postgres:// URL with one line naming it, and 2", async () => {
+    process.env.DATABASE_URL = "mysql://me:secret@db.example/compute";
+    try {
+      const { exitCode, err } = await run("--port", "0");
+      expect(exitCode).toBe(2);
+      expect(err).toBe(
+        "compute-postgres: DATABASE_URL must be a postgres:// or postgresql:// URL, such as postgres://me@localhost:5432/compute\n",
+      );
+    } finally {
+      delete process.env.DATABASE_URL;
+    }
+  });
+
+  it("says in one line that the server of --database-url cannot be reached, password hidden, and exits 1", async () => {
+    const { exitCode, err } = await run("--port", "0", "--database-url", "postgres://me:secret@127.0.0.1:1/compute");
+    expect(exitCode).toBe(1);
+    expect(err).toMatch(
+      /^compute-postgres: cannot reach the PostgreSQL server of --database-url \(postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/compute\): .*ECONNREFUSED.*\n$/,
+    );
+  });
+
+  it("refuses a PGlite directory in use with one line, and takes over a stale lock", async () => {
+    const dir = join(scratch, "locked");
+    const first = await run("--port", "0", "--pglite-dir", dir, "--log-level", "silent");
+    expect(first.exitCode).toBe(0);
+    const second = await run("--port", "0", "--pglite-dir", dir, "--log-level", "silent");
+    expect(second.exitCode).toBe(1);
+    expect(second.err).toBe(
+      `compute-postgres: the PGlite directory ${dir} is in use by process ${process.pid} (this one): one process at a time; stop it, or use another directory\n`,
+    );
+    started.splice(started.indexOf(first), 1);
+    await first.server?.close();
+    expect(existsSync(join(dir, "compute-postgres.pid"))).toBe(false);
+
+    // A lock left by a process that is gone (killed) is stale: the next start takes it over.
+    const stale = join(scratch, "stale");
+    mkdirSync(stale);
+    writeFileSync(join(stale, "compute-postgres.pid"), "2147483646\n");
+    const after = await run("--port", "0", "--pglite-dir", stale, "--log-level", "silent");
+    expect(after.exitCode).toBe(0);
+    expect(readFileSync(join(stale, "compute-postgres.pid"), "utf8").trim()).toBe(String(process.pid));
+  });
+
+  it("checks its port before preparing the database: a taken port fails at once, nothing migrated", async () => {
+    const taken = createServer().listen(0, "127.0.0.1");
+    await once(taken, "listening");
+    const { port } = taken.address() as { port: number };
+    try {
+      const dir = join(scratch, "never-opened");
+      const { exitCode, err } = await run("--port", String(port), "--pglite-dir", dir, "--generate", "20000");
+      expect(exitCode).toBe(1);
+      expect(err).toMatch(new RegExp(`^compute-postgres: cannot start: .*EADDRINUSE.*${port}\\n$`));
+      expect(existsSync(join(dir, "PG_VERSION"))).toBe(false);
+    } finally {
+      taken.close();
+    }
   });
 
   it("the bin serves until SIGTERM, then exits with 0", async () => {

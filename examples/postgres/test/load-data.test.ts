@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "@compute-api/contract/http";
-import { generateFixtures } from "@compute-api/stub-server";
+import { generateFixtures } from "@compute-api/fixtures";
 import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresServer } from "../src/index.js";
 import { updateClusterMachine } from "../src/update-cluster-machine.js";

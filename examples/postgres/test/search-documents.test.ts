@@ -2,7 +2,7 @@
  * search_documents (migration 005): every insert into search_values adds to its entries' documents, an entry's
  * values split over two inserts included, and a database loaded before the migration gets the same documents.
  */
-import { builtinFixtures, generateFixtures } from "@compute-api/stub-server";
+import { builtinFixtures, generateFixtures } from "@compute-api/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../src/database/database.js";
 import { createPgliteDatabase } from "../src/database/pglite-database.js";

@@ -3,8 +3,9 @@
  * the user has none, so that a second replica on the same database never revokes the key the first one printed
  * (on PGlite, and two compute-postgres commands on one real PostgreSQL database).
  */
+
+import { builtinFixtures } from "@compute-api/fixtures";
 import { hashApiKey } from "@compute-api/server";
-import { builtinFixtures } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Postgres, skipWithoutPostgres, startPostgres } from "../../../test/support/postgres.js";
 import { type CliResult, runCli } from "../src/cli.js";

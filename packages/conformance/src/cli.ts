@@ -4,22 +4,23 @@
  * status: 0 when every check passed, 1 when one failed or the run could not be made, 2 for bad flags.
  */
 import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { loadSpec, specOperations } from "@compute-api/contract";
-import { integerFlag } from "@compute-api/contract/cli";
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import {
+  type CliIo,
+  defaultText,
+  describeCommand,
+  integerFlag,
+  packageVersion,
+  usageExitCode,
+} from "@compute-api/contract/cli";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { formatReport, junitReport } from "./report.js";
 import { type ConformanceOptions, randomSeed, runConformance, runDefaults } from "./run.js";
 
-/** Where the command writes. */
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** Whether stderr is a terminal (the progress line is redrawn in place there). */
-  tty?: boolean;
-}
+/** Where the command writes; `tty`: whether stderr is a terminal (the progress line is redrawn in place there). */
+export type { CliIo } from "@compute-api/contract/cli";
 
-const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+const version = packageVersion(import.meta.url);
 
 const baseUrl = (value: string) => {
   let url: URL;
@@ -46,28 +47,38 @@ const operationList = (value: string, previous: string[] = []) => {
 };
 
 function program(io: CliIo): Command {
-  return new Command("compute-conformance")
+  const command = new Command("compute-conformance")
     .description(
       "Holds a running compute service backend to the OpenAPI spec: generated valid and broken requests, each answer judged by named checks.",
     )
     .version(version, "-V, --version", "print the version and exit")
     .addOption(
-      new Option("--base-url <url>", "the backend, such as https://staging.example.com (required)")
-        .env("CONFORMANCE_BASE_URL")
-        .argParser(baseUrl),
+      defaultText(
+        new Option("--base-url <url>", "the backend, such as https://staging.example.com")
+          .env("CONFORMANCE_BASE_URL")
+          .argParser(baseUrl),
+        "none: required",
+      ),
     )
-    .addOption(new Option("--api-key <key>", "a key of the backend (required); never printed").env("COMPUTE_API_KEY"))
     .addOption(
-      new Option("--runs <n>", `cases per generator (default ${runDefaults.runs})`)
-        .argParser(integerFlag(1, 100_000))
-        .conflicts("seconds"),
+      defaultText(
+        new Option("--api-key <key>", "a key of the backend; never printed").env("COMPUTE_API_KEY"),
+        "none: required",
+      ),
+    )
+    .addOption(
+      defaultText(
+        new Option("--runs <n>", "cases per generator").argParser(integerFlag(1, 100_000)).conflicts("seconds"),
+        String(runDefaults.runs),
+      ),
     )
     .addOption(
       new Option("--seconds <n>", "generate and send cases for this long instead").argParser(integerFlag(1, 86_400)),
     )
     .addOption(
-      new Option("--seed <n>", "seed of the generators, to replay a run (default: a new one, printed)").argParser(
-        integerFlag(0, 2 ** 31 - 1),
+      defaultText(
+        new Option("--seed <n>", "seed of the generators, to replay a run").argParser(integerFlag(0, 2 ** 31 - 1)),
+        "a new one, printed",
       ),
     )
     .addOption(
@@ -106,6 +117,18 @@ function program(io: CliIo): Command {
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError("(run compute-conformance --help for the options)");
+  return describeCommand(command, {
+    examples: [
+      'compute-conformance --base-url http://127.0.0.1:4010 --api-key "$KEY"',
+      'compute-conformance --base-url https://staging.example.com --api-key "$KEY" --seconds 60 --junit report.xml',
+      'compute-conformance --base-url http://127.0.0.1:4011 --api-key "$KEY" --writes --project proj-alpha --machine cm-alpha-01',
+    ],
+    exitStatus: {
+      0: "every check passed (warnings included); or --help, --version",
+      1: "a check failed, or the run could not be made (no answer, 404, the key refused)",
+      2: "a flag or variable is invalid, or a required one is missing",
+    },
+  });
 }
 
 interface Flags {
@@ -136,8 +159,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (!flags.writes && (flags.project || flags.machine))
       command.error("error: --project and --machine go with --writes", { exitCode: 2 });
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    throw error;
+    const exitCode = usageExitCode(error);
+    if (exitCode === undefined) throw error;
+    return exitCode;
   }
   const seed = flags.seed ?? randomSeed();
   const writes = flags.writes ? { projectId: flags.project!, machineId: flags.machine! } : undefined;

@@ -1,18 +1,78 @@
-/** What the commands (compute-stub, compute-gateway, compute-conformance, compute-postgres) share on their command lines. */
-import { InvalidArgumentError, Option } from "commander";
+/**
+ * `@compute-api/contract/cli`: what the commands (compute-stub, compute-gateway, compute-conformance,
+ * compute-postgres) share on their command lines — one implementation of each shared flag, of their help's
+ * defaults, examples and exit statuses, of the version, and of the old names that still work.
+ */
+import { readFileSync } from "node:fs";
+import { CommanderError, InvalidArgumentError, Option } from "commander";
+import { parseOrigins } from "./cors.js";
 import { drainDefaults } from "./drain.js";
+
+export { defaultText, describeCommand, exitCodes, type HelpEpilogue } from "./cli-help.js";
+export { applyRenames, envSourceOf, type RenamedEnv, type RenamedFlag, renamedFlag } from "./cli-renames.js";
+
+/** Where a command writes. Option environment variables are read from process.env. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Whether the output is a terminal. */
+  tty?: boolean;
+}
 
 /**
  * A commander argument parser of a whole number from `min` to `max` (digits only: no sign, fraction or
- * exponent); anything else is refused with one wording, whichever command reads it.
+ * exponent); anything else is refused with one wording, whichever command reads it. `or` names another value the
+ * flag takes (`auto`), so that the message offers it too.
  */
-export function integerFlag(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
+export function integerFlag(min: number, max = Number.MAX_SAFE_INTEGER, or?: string): (value: string) => number {
   return (value) => {
     const n = Number(value);
     if (!/^\d+$/.test(value.trim()) || n < min || n > max)
-      throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}.`);
+      throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}${or ? `, or ${or}` : ""}.`);
     return n;
   };
+}
+
+/** Origins of `--cors-origins`, comma-separated or repeated; `*` for any. */
+export const origins = (value: string, previous: string[] | undefined): string[] => {
+  try {
+    return parseOrigins(value, previous);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+};
+
+/** The log levels of pino, most severe first, and `silent`. */
+export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** `--log-level <level>` (LOG_LEVEL, default info), read as `logLevel`. */
+export function logLevelOption(): Option {
+  return new Option("--log-level <level>", "log level of the JSON log lines (pino)")
+    .choices(logLevels)
+    .env("LOG_LEVEL")
+    .default("info");
+}
+
+/** `-p, --port <port>` (PORT), 0 for any free port. */
+export function portOption(defaultPort: number): Option {
+  return new Option("-p, --port <port>", "port to listen on (0: any free port)")
+    .env("PORT")
+    .default(defaultPort)
+    .argParser(integerFlag(0, 65535));
+}
+
+/**
+ * The version of the package whose module calls it: `packageVersion(import.meta.url)` reads `../package.json`
+ * from the module's folder (src/ or dist/, one folder below the package's root).
+ */
+export function packageVersion(moduleUrl: string): string {
+  return (JSON.parse(readFileSync(new URL("../package.json", moduleUrl), "utf8")) as { version: string }).version;
+}
+
+/** The exit status of a command-line error: 0 after --help or --version, 2 for a bad flag; undefined for anything else. */
+export function usageExitCode(error: unknown): number | undefined {
+  if (!(error instanceof CommanderError)) return undefined;
+  return error.exitCode === 0 ? 0 : 2;
 }
 
 /**

@@ -1,10 +1,18 @@
 /** The command line of compute-gateway: flags, each also read from the environment, checked before start-up. */
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import type { ResponseValidationMode } from "@compute-api/contract";
-import { integerFlag, shutdownFlags } from "@compute-api/contract/cli";
-import { parseOrigins } from "@compute-api/contract/http";
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import {
+  defaultText,
+  describeCommand,
+  integerFlag,
+  logLevelOption,
+  origins,
+  packageVersion,
+  portOption,
+  shutdownFlags,
+  usageExitCode,
+} from "@compute-api/contract/cli";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { defaults, parseUpstreamUrl, upstreamRequired } from "./options.js";
 
 /** What the command line decides. */
@@ -26,22 +34,6 @@ export interface CliConfig {
   logLevel: string;
 }
 
-const upstreamUrl = (value: string) => {
-  try {
-    return parseUpstreamUrl(value);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-};
-
-const origins = (value: string, previous: string[] | undefined): string[] => {
-  try {
-    return parseOrigins(value, previous);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-};
-
 const flag = (value: string | undefined, name: string): boolean => {
   if (value === undefined) return false;
   if (/^(1|true|yes|on)$/i.test(value)) return true;
@@ -49,26 +41,33 @@ const flag = (value: string | undefined, name: string): boolean => {
   throw new InvalidArgumentError(`${name} must be true or false, not ${JSON.stringify(value)}`);
 };
 
-/** The package's version, from its package.json (one folder up from src/ and from dist/). */
-const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+/** How the gateway's help ends: examples and what each exit status means. */
+const epilogue = {
+  examples: [
+    "compute-gateway --upstream http://127.0.0.1:4010      # in front of compute-stub, on http://127.0.0.1:8080",
+    "compute-gateway --upstream https://compute.internal --host 0.0.0.0 -p 8080 --workers auto",
+    "UPSTREAM_URL=http://127.0.0.1:4011 compute-gateway --response-validation report",
+  ],
+  exitStatus: {
+    0: "stopped by SIGINT or SIGTERM after draining; or --help, --version",
+    1: "it could not start (the port is taken, the spec does not compile)",
+    2: "a flag or variable is invalid, or --upstream is missing",
+  },
+};
 
 /** The commander program; exits through CommanderError instead of process.exit. */
 export function createProgram(): Command {
   const [shutdownGrace, shutdownTimeout] = shutdownFlags() as [Option, Option];
-  return new Command("compute-gateway")
+  const program = new Command("compute-gateway")
     .description("A reverse proxy that holds a compute-api backend to the OpenAPI spec, requests and responses.")
-    .version(version, "-V, --version", "print the version and exit")
+    .version(packageVersion(import.meta.url), "-V, --version", "print the version and exit")
     .addOption(
-      new Option("--upstream <url>", "base URL of the backend, such as http://127.0.0.1:4010 (required)")
-        .env("UPSTREAM_URL")
-        .argParser(upstreamUrl),
+      defaultText(
+        new Option("--upstream <url>", "base URL of the backend, such as http://127.0.0.1:4010").env("UPSTREAM_URL"),
+        "none: required",
+      ),
     )
-    .addOption(
-      new Option("--port <n>", "port to listen on (0: any free port)")
-        .env("PORT")
-        .default(8080)
-        .argParser(integerFlag(0, 65535)),
-    )
+    .addOption(portOption(8080))
     .addOption(new Option("--host <host>", "address to listen on").env("HOST").default("127.0.0.1"))
     .addOption(
       new Option(
@@ -86,9 +85,10 @@ export function createProgram(): Command {
         .argParser(integerFlag(1)),
     )
     .addOption(
-      new Option("--max-body-bytes <n>", "largest request body (default 1 MiB)")
-        .env("MAX_BODY_BYTES")
-        .argParser(integerFlag(1)),
+      defaultText(
+        new Option("--max-body-bytes <n>", "largest request body").env("MAX_BODY_BYTES").argParser(integerFlag(1)),
+        "1048576 (1 MiB)",
+      ),
     )
     .addOption(
       new Option("--max-response-bytes <n>", "largest upstream response body; larger is 502")
@@ -117,7 +117,7 @@ export function createProgram(): Command {
       new Option("--workers <n>", "processes serving the port (node:cluster); `auto`: one per core")
         .env("WORKERS")
         .default(1)
-        .argParser((value) => (value === "auto" ? availableParallelism() : integerFlag(1, 1024)(value))),
+        .argParser((value) => (value === "auto" ? availableParallelism() : integerFlag(1, 1024, "auto")(value))),
     )
     .addOption(
       new Option(
@@ -126,21 +126,20 @@ export function createProgram(): Command {
       ),
     )
     .addOption(
-      new Option(
-        "--cors-origins <origins>",
-        "answer CORS at the gateway for these origins (comma-separated or repeated; * for any); default: preflights go to the backend",
-      )
-        .env("CORS_ORIGINS")
-        .argParser(origins),
+      defaultText(
+        new Option(
+          "--cors-origins <origins>",
+          "answer CORS at the gateway for these origins, comma-separated or repeated; * for any",
+        )
+          .env("CORS_ORIGINS")
+          .argParser(origins),
+        "none: preflights go to the backend",
+      ),
     )
-    .addOption(
-      new Option("--log-level <level>", "pino level")
-        .env("LOG_LEVEL")
-        .choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
-        .default("info"),
-    )
+    .addOption(logLevelOption())
     .exitOverride()
     .showHelpAfterError(false);
+  return describeCommand(program, epilogue);
 }
 
 /** Parses arguments (without node and script) and process.env into a configuration; throws CommanderError. */
@@ -150,7 +149,7 @@ export function parseCommandLine(args: string[]): CliConfig {
   type Durations = "upstreamKeepAliveTimeoutMs" | "requestTimeoutMs" | "shutdownGraceMs" | "shutdownTimeoutMs";
   const { upstreamKeepAliveTimeout, requestTimeout, shutdownGrace, shutdownTimeout, ...o } = program.opts<
     Omit<CliConfig, "upstream" | "passthroughUnknown" | Durations> & {
-      upstream?: URL;
+      upstream?: string;
       passthroughUnknown?: boolean;
       upstreamKeepAliveTimeout: number;
       requestTimeout: number;
@@ -159,6 +158,14 @@ export function parseCommandLine(args: string[]): CliConfig {
     }
   >();
   if (!o.upstream) program.error(`error: ${upstreamRequired}`, { exitCode: 2, code: "gateway.upstream" });
+  let upstream: URL;
+  try {
+    // Checked here rather than by commander, whose message would quote the value as given, credentials and all.
+    upstream = parseUpstreamUrl(o.upstream);
+  } catch (error) {
+    const from = program.getOptionValueSource("upstream") === "env" ? "UPSTREAM_URL" : "--upstream";
+    program.error(`error: ${from}: ${(error as Error).message}`, { exitCode: 2, code: "gateway.upstream" });
+  }
   let passthroughUnknown: boolean;
   try {
     passthroughUnknown = o.passthroughUnknown ?? flag(process.env.PASSTHROUGH_UNKNOWN, "PASSTHROUGH_UNKNOWN");
@@ -167,7 +174,7 @@ export function parseCommandLine(args: string[]): CliConfig {
   }
   return {
     ...o,
-    upstream: o.upstream,
+    upstream,
     passthroughUnknown,
     upstreamKeepAliveTimeoutMs: upstreamKeepAliveTimeout,
     requestTimeoutMs: requestTimeout,
@@ -177,7 +184,4 @@ export function parseCommandLine(args: string[]): CliConfig {
 }
 
 /** Exit status of a command-line error: 0 for --help, 2 for anything the caller got wrong. */
-export function exitCodeOf(error: unknown): number | undefined {
-  if (!(error instanceof CommanderError)) return undefined;
-  return error.exitCode === 0 ? 0 : 2;
-}
+export const exitCodeOf = usageExitCode;

@@ -70,21 +70,29 @@ export const defaults = {
 export const upstreamRequired =
   "the upstream URL is required (--upstream or UPSTREAM_URL), such as http://127.0.0.1:4010";
 
+/** The URL as given, for a message: its credentials, if any, replaced by `***`. */
+function quoted(value: string): string {
+  return JSON.stringify(value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, "$1***@"));
+}
+
 /** Parses the upstream URL: absolute http(s) with a host, no credentials, query or fragment; throws a readable error. */
 export function parseUpstreamUrl(value: string | URL | undefined): URL {
   if (value === undefined || String(value).trim() === "") {
     throw new Error(upstreamRequired);
   }
+  const given = String(value);
+  // `localhost:4010`, `127.0.0.1:4010`: a host and port without a scheme (a URL parser reads `localhost:` as one).
+  const schemeless = /^[\w.-]+:\d+(\/|$)/.test(given) || !/^[a-z][a-z0-9+.-]*:/i.test(given);
+  const suggestion = schemeless ? `; did you mean http://${given}?` : "; give one such as http://127.0.0.1:4010";
   let url: URL;
   try {
-    url = new URL(String(value));
+    url = new URL(given);
   } catch {
-    throw new Error(
-      `the upstream URL ${JSON.stringify(String(value))} is not a URL; give one such as http://127.0.0.1:4010`,
-    );
+    throw new Error(`the upstream URL ${quoted(given)} is not a URL${suggestion}`);
   }
-  const problem =
-    url.protocol !== "http:" && url.protocol !== "https:"
+  const problem = schemeless
+    ? `its scheme must be http or https (it has none)${suggestion}`
+    : url.protocol !== "http:" && url.protocol !== "https:"
       ? `its scheme must be http or https, not ${url.protocol.slice(0, -1)}`
       : url.hostname === ""
         ? "it has no host"
@@ -93,7 +101,6 @@ export function parseUpstreamUrl(value: string | URL | undefined): URL {
           : url.search || url.hash
             ? "it must not have a query or fragment"
             : undefined;
-  if (problem)
-    throw new Error(`the upstream URL ${JSON.stringify(url.origin + url.pathname)} is not usable: ${problem}`);
+  if (problem) throw new Error(`the upstream URL ${quoted(given)} is not usable: ${problem}`);
   return url;
 }

@@ -120,6 +120,45 @@ describe("compute-gateway", () => {
     expect(output).toMatch(message);
   });
 
+  it.concurrent.each([
+    [
+      "a host and port without a scheme, quoted as given",
+      ["--upstream", "localhost:4010"],
+      /the upstream URL "localhost:4010" is not usable: its scheme must be http or https \(it has none\); did you mean http:\/\/localhost:4010\?/,
+    ],
+    [
+      "a query, quoted with its query",
+      ["--upstream", "http://127.0.0.1:4010?x=1"],
+      /the upstream URL "http:\/\/127\.0\.0\.1:4010\?x=1" is not usable: it must not have a query or fragment/,
+    ],
+    [
+      "credentials, never quoted",
+      ["--upstream", "http://me:secret@backend"],
+      /"http:\/\/\*\*\*@backend" is not usable/,
+    ],
+    [
+      "workers that are no number, naming auto",
+      ["--upstream", "http://127.0.0.1:1", "--workers", "many"],
+      /must be a whole number from 1 to 1024, or auto\./,
+    ],
+  ])("says what is wrong with %s, and exits 2", async (_name, args, message) => {
+    const { done } = run(args, { UPSTREAM_URL: "" });
+    const { code, output } = await done;
+    expect(code).toBe(2);
+    expect(output).toMatch(message);
+    expect(output).not.toContain("secret");
+  });
+
+  it("ends its help with examples and the exit statuses, and takes -p for the port", async () => {
+    const { done } = run(["--help"]);
+    const { code, output } = await done;
+    expect(code).toBe(0);
+    expect(output).toMatch(/-p, --port <port>[\s\S]*\(default: 8080;\s+env: PORT\)/);
+    expect(output).toMatch(/Examples:\n {2}\$ compute-gateway --upstream/);
+    expect(output).toMatch(/Exit status:\n {2}0 {2}.*\n {2}1 {2}.*\n {2}2 {2}/);
+    expect(parseCommandLine(["--upstream", "http://127.0.0.1:1", "-p", "9000"]).port).toBe(9000);
+  });
+
   it("prints its version", async () => {
     const { done } = run(["--version"]);
     const { code, output } = await done;

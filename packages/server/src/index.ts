@@ -2,7 +2,8 @@
  * @compute-api/server: the compute service's server side for implementers. `createComputeServer` gives an Express
  * app where the spec decides routing, authentication and validation, and typed handlers do the operations; the
  * rules the spec states in prose (the search query and its scores, resource names, API keys, cluster totals) come
- * with it.
+ * with it. The validator plumbing it is built with is at `@compute-api/server/validator`; the command line of
+ * servers shaped as compute-stub at `@compute-api/server/cli`.
  */
 export {
   ApiError,
@@ -18,21 +19,13 @@ export {
   permissionDenied,
   unauthenticated,
 } from "@compute-api/contract";
-export {
-  type Authenticate as ValidatorAuthenticate,
-  type ContractValidator,
-  type ContractValidatorOptions,
-  createContractValidator,
-  type ResponseMode,
-  type ResponseViolation,
-} from "./contract-validator.js";
+export type { ResponseMode } from "./contract-validator.js";
 export {
   type Authenticate,
   type ComputeServer,
   type ComputeServerOptions,
   createComputeServer,
 } from "./create-compute-server.js";
-export { errorHandler, notFound as notFoundHandler } from "./error-handlers.js";
 export { type Listening, type ListenOptions, listen } from "./listen.js";
 export { defaultHandlerTimeoutMs, RequestAborted } from "./request-deadline.js";
 export { apiKeyPrefix, hashApiKey, newApiKey } from "./rules/api-keys.js";

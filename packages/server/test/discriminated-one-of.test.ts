@@ -1,7 +1,7 @@
 import { boundedSchemas, createAjv, loadSpec, type OpenApiDocument } from "@compute-api/contract";
+import { builtinFixtures } from "@compute-api/fixtures";
+import { Store } from "@compute-api/stub-server/testing";
 import { describe, expect, it } from "vitest";
-import { builtinFixtures } from "../../stub-server/src/fixtures/builtin.js";
-import { Store } from "../../stub-server/src/store/store.js";
 import { discriminatedOneOfs } from "../src/discriminated-one-of.js";
 
 const spec = boundedSchemas(loadSpec());

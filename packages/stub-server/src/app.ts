@@ -5,14 +5,12 @@
 
 import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import { createLogger, type Logger } from "@compute-api/contract/http";
+import { builtinFixtures, defaultKeyId, type Fixtures, validFixtures } from "@compute-api/fixtures";
 import { createComputeServer } from "@compute-api/server";
 import type { Express } from "express";
 import { createFaults, type FaultOptions, InjectedError } from "./faults.js";
-import { builtinFixtures } from "./fixtures/builtin.js";
-import { validFixtures } from "./fixtures/load-fixtures.js";
 import { metaRoutes } from "./meta-routes.js";
 import { Store, type User } from "./store/store.js";
-import type { Fixtures } from "./types.js";
 
 /** Options of the stub app. */
 export interface StubOptions {
@@ -40,9 +38,6 @@ export interface StubOptions {
   /** The bundled spec; default the one of @compute-api/spec. */
   spec?: OpenApiDocument;
 }
-
-/** The key id under which `apiKeys` are registered. */
-export const defaultKeyId = "default";
 
 /** A built stub, shaped as a built gateway: the app to serve, and close() for what it holds. */
 export interface Stub {

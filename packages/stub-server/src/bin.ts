@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** `compute-stub`: runs the stub server until SIGINT or SIGTERM. */
+import { runUntilSignal } from "@compute-api/server/cli";
 import { runCli } from "./cli.js";
-import { runUntilSignal } from "./server-command.js";
 
 const { exitCode, stub, shutdown } = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),

@@ -1,39 +1,39 @@
 /**
- * The values of compute-stub's flags, each a commander argument parser that refuses a bad value with a message
- * saying what it expects: origins, the run's faults (`--faults`, `--latency`, `--drop`, `--rate-limit`) and the key.
+ * The values of compute-stub's own flags, each a commander argument parser that refuses a bad value with a message
+ * saying what it expects: the run's faults (`--faults`, `--latency`, `--drop`, `--rate-limit`). The shared flags'
+ * parsers (`--cors-origins`, `--api-key`) are @compute-api/contract/cli's and @compute-api/server/cli's.
  */
 import { loadSpec } from "@compute-api/contract";
-import { parseOrigins } from "@compute-api/contract/http";
 import { InvalidArgumentError } from "commander";
 import { type FaultOptions, maxPreferLatencyMs, statusesOfEveryOperation } from "./faults.js";
 
-/** Origins of --cors-origin, comma-separated or repeated. */
-export const origins = (value: string, previous: string[] | undefined): string[] => {
-  try {
-    return parseOrigins(value, previous);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-};
-
-/** A share of requests: `0.5%` (or `0.5`, also percent) → 0.005. */
+/** A share of requests, with its percent sign: `0.5%` → 0.005 (a bare `2` could mean 2 % or 200 %). */
 export const percent = (value: string): number => {
-  const match = /^(\d+(?:\.\d+)?)%?$/.exec(value.trim());
+  const match = /^(\d+(?:\.\d+)?)%$/.exec(value.trim());
   const share = match ? Number(match[1]) / 100 : NaN;
   if (!(share >= 0 && share <= 1))
-    throw new InvalidArgumentError(`'${value}' is not a percentage from 0% to 100%, such as 0.5%.`);
+    throw new InvalidArgumentError(`'${value}' is not a percentage from 0% to 100% with its % sign, such as 0.5%.`);
   return share;
 };
 
-/** `429=2%,500=0.5%,503=1%`: statuses every operation documents, with their shares, 100 % at most in all. */
+/**
+ * `429=2%,500=0.5%,503=1%`: failure statuses every operation documents, each once with its share, 100 % at most in
+ * all. (200 is not a fault: `Prefer: code=200` is the operation's own answer.)
+ */
 export const faultList = (value: string): NonNullable<FaultOptions["faults"]> => {
-  const allowed = statusesOfEveryOperation(loadSpec());
+  const allowed = [...statusesOfEveryOperation(loadSpec())].filter((status) => status !== "200");
+  const seen = new Set<string>();
   const faults = value.split(",").map((entry) => {
-    const [status = "", share = ""] = entry.trim().split("=");
-    if (!allowed.has(status))
+    const [status = "", share, ...rest] = entry.trim().split("=");
+    if (!allowed.includes(status))
       throw new InvalidArgumentError(
-        `'${status}' is not a status every operation documents (${[...allowed].join(", ")}).`,
+        `'${status}' is not a status every operation documents as a failure (${allowed.join(", ")}).`,
       );
+    if (share === undefined || rest.length > 0)
+      throw new InvalidArgumentError(`'${entry.trim()}' needs a share of requests: ${status}=1%.`);
+    if (seen.has(status))
+      throw new InvalidArgumentError(`${status} is given twice; give each status once, with its whole share.`);
+    seen.add(status);
     return { status: Number(status), share: percent(share) };
   });
   if (faults.reduce((sum, f) => sum + f.share, 0) > 1)
@@ -59,12 +59,4 @@ export const requestRate = (value: string): number => {
   const rate = match ? Number(match[1]) / (match[2] === "min" ? 60 : 1) : NaN;
   if (!(rate > 0)) throw new InvalidArgumentError(`'${value}' is not a rate such as 20/s or 600/min.`);
   return rate;
-};
-
-/** An API key that can be sent as `Authorization: Bearer <key>`. */
-export const apiKey = (value: string): string => {
-  // The form the contract accepts in `Authorization: Bearer <key>`; any other key could never be sent.
-  if (!/^[A-Za-z0-9._~+/=-]+$/.test(value))
-    throw new InvalidArgumentError("may hold only letters, digits and . _ ~ + / = -.");
-  return value;
 };

@@ -1,29 +1,27 @@
 /**
- * The `compute-stub` command line: flags and environment (commander), the data to serve, and what is printed
- * once the stub listens. Invalid flags exit with 2; data or start-up failures with 1.
+ * The `compute-stub` command line: the shared flags of @compute-api/server/cli, the data flags of
+ * @compute-api/fixtures and the stub's faults; the data to serve, and what is printed once the stub listens.
+ * Invalid flags exit with 2; data or start-up failures with 1.
  */
-import { createRequire } from "node:module";
 import { loadSpec } from "@compute-api/contract";
+import { type CliIo, packageVersion } from "@compute-api/contract/cli";
 import { createLogger } from "@compute-api/contract/http";
+import { type DataFlags, dataOptions, FixtureError, type Fixtures, fixturesOf } from "@compute-api/fixtures";
 import { newApiKey } from "@compute-api/server";
-import { type Command, Option } from "commander";
-import { faultList, latencyRange, percent, requestRate } from "./cli-flags.js";
-import type { FaultOptions } from "./faults.js";
-import { FixtureError } from "./fixtures/load-fixtures.js";
-import { type RunningStub, startServer } from "./server.js";
 import {
-  type CliIo,
   type DrainTimes,
   drainTimesOf,
-  fixturesOf,
   listeningLines,
   parseServerFlags,
   type ServerFlags,
   serverCommand,
-} from "./server-command.js";
-import type { Fixtures } from "./types.js";
+} from "@compute-api/server/cli";
+import { type Command, Option } from "commander";
+import { faultList, latencyRange, percent, requestRate } from "./cli-flags.js";
+import type { FaultOptions } from "./faults.js";
+import { type RunningStub, startServer } from "./server.js";
 
-export type { CliIo } from "./server-command.js";
+export type { CliIo } from "@compute-api/contract/cli";
 
 /** The outcome: an exit code, or a listening stub (exit code 0) that the caller shuts down. */
 export interface CliResult {
@@ -33,22 +31,33 @@ export interface CliResult {
   shutdown?: DrainTimes;
 }
 
-/** The package's version, from its package.json (one folder up from src/ and from dist/). */
-const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
-
 function program(io: CliIo): Command {
   return serverCommand(
     "compute-stub",
     "A stateful stand-in for the compute service that validates every request and response against the spec.",
     io,
     {
-      keyEnv: "STUB_API_KEY",
-      corsEnv: "STUB_CORS_ORIGINS",
-      dataVerb: "serve",
-      seedAlso: "of the random faults (--faults, --latency, --drop)",
+      port: 4010,
+      version: packageVersion(import.meta.url),
+      dataOptions: dataOptions("serve", "of the random faults (--faults, --latency, --drop)"),
+      keyDefault: "a new key at each start, printed",
+      renamedEnv: [
+        { env: "STUB_API_KEY", option: "apiKey" },
+        { env: "STUB_CORS_ORIGINS", option: "corsOrigins" },
+      ],
+      examples: [
+        "compute-stub                                 # the built-in data on http://127.0.0.1:4010, a new key printed",
+        'compute-stub -p 4020 --api-key "$KEY" --compress',
+        "compute-stub --generate 100000 --seed 7",
+        "compute-stub --faults 429=2%,503=1% --latency 20-200 --drop 0.5% --rate-limit 20/s",
+      ],
+      exitStatus: {
+        0: "stopped by SIGINT or SIGTERM after draining; or --help, --version",
+        1: "the data could not be read or served, or the stub could not start (the port is taken)",
+        2: "a flag or variable is invalid",
+      },
     },
   )
-    .version(version, "-V, --version", "print the version and exit")
     .addOption(
       new Option(
         "--faults <statuses>",
@@ -77,7 +86,7 @@ function program(io: CliIo): Command {
     );
 }
 
-interface Flags extends ServerFlags {
+interface Flags extends ServerFlags, DataFlags {
   faults?: FaultOptions["faults"];
   latency?: { min: number; max: number };
   drop?: number;
@@ -88,7 +97,7 @@ interface Flags extends ServerFlags {
 /** Runs the command: parses flags, loads the data, listens and prints the URL, a key and a curl line. */
 export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
   const command = program(io);
-  const flags = parseServerFlags<Flags>(command, argv);
+  const flags = parseServerFlags<Flags>(command, argv, io);
   if (typeof flags === "number") return { exitCode: flags };
 
   const spec = loadSpec();
@@ -109,7 +118,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       // Made or read (and checked) here for this stub alone: not checked again, nor copied.
       adoptFixtures: true,
       apiKeys: user ? { [user.id]: key } : {},
-      corsOrigins: flags.corsOrigin ?? ["*"],
+      corsOrigins: flags.corsOrigins ?? ["*"],
       compress: flags.compress === true,
       faults: {
         seed: flags.seed,
@@ -135,8 +144,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       url: stub.url,
       about: `docs: ${stub.url}/docs`,
       user: user?.id,
-      key,
-      keyEnv: "STUB_API_KEY",
+      key: flags.apiKey === undefined ? { outcome: "new", key, lasts: "new at each start" } : { outcome: "given" },
     }),
   );
   return { exitCode: 0, stub, shutdown: drainTimesOf(flags) };

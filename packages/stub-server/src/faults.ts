@@ -20,9 +20,9 @@ import {
   specOperations,
 } from "@compute-api/contract";
 import type { RequestRecord } from "@compute-api/contract/http";
+import { seededRandom } from "@compute-api/fixtures";
 import { hashApiKey } from "@compute-api/server";
 import type { Request, RequestHandler, Response } from "express";
-import { seededRandom } from "./random.js";
 
 /** The faults of a run. */
 export interface FaultOptions {

@@ -1,7 +1,10 @@
 /** The values of compute-stub's flags: what each parser accepts, and what it says of a value it refuses. */
+
+import { origins } from "@compute-api/contract/cli";
+import { apiKey } from "@compute-api/server/cli";
 import { InvalidArgumentError } from "commander";
 import { describe, expect, it } from "vitest";
-import { apiKey, faultList, latencyRange, origins, percent, requestRate } from "../src/cli-flags.js";
+import { faultList, latencyRange, percent, requestRate } from "../src/cli-flags.js";
 
 const parsers = {
   apiKey,
@@ -16,7 +19,6 @@ type Parser = keyof typeof parsers;
 describe("compute-stub flag values", () => {
   it.each<[string, { parser: Parser; given: string; want: unknown }]>([
     ["a percentage", { parser: "percent", given: "0.5%", want: 0.005 }],
-    ["a percentage without its sign", { parser: "percent", given: "50", want: 0.5 }],
     ["all of them", { parser: "percent", given: "100%", want: 1 }],
     [
       "statuses with shares",
@@ -42,6 +44,16 @@ describe("compute-stub flag values", () => {
   it.each<[string, { parser: Parser; given: string; want: RegExp }]>([
     ["a share over 100%", { parser: "percent", given: "150%", want: /not a percentage from 0% to 100%/ }],
     ["a share that is not a number", { parser: "percent", given: "some", want: /not a percentage/ }],
+    ["a share without its % sign, 2 % or 200 %", { parser: "percent", given: "2", want: /with its % sign/ }],
+    [
+      "a status without its share",
+      { parser: "faultList", given: "503", want: /'503' needs a share of requests: 503=1%/ },
+    ],
+    [
+      "200, which is no fault",
+      { parser: "faultList", given: "200=50%", want: /'200' is not a status every operation documents as a failure/ },
+    ],
+    ["a status given twice", { parser: "faultList", given: "503=1%,503=90%", want: /503 is given twice/ }],
     [
       "a status not every operation documents",
       { parser: "faultList", given: "404=1%", want: /'404' is not a status every operation documents/ },

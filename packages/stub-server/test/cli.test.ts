@@ -53,7 +53,7 @@ describe("compute-stub flags", () => {
   it("prints help and exits with 0", async () => {
     const { exitCode, out } = await run("--help");
     expect(exitCode).toBe(0);
-    expect(out).toMatch(/Usage: compute-stub \[options\][\s\S]*--api-key <key>[\s\S]*env: STUB_API_KEY/);
+    expect(out).toMatch(/Usage: compute-stub \[options\][\s\S]*--api-key <key>[\s\S]*env: COMPUTE_API_KEY/);
   });
 
   it("prints its version and exits with 0", async () => {
@@ -190,5 +190,59 @@ describe.concurrent("the compute-stub bin", () => {
     });
     const [code] = await once(child, "exit");
     expect(code).toBe(2);
+  });
+});
+
+describe("compute-stub speaks the commands' common language", () => {
+  it("reads COMPUTE_API_KEY and CORS_ORIGINS, and -p for the port", async () => {
+    vi.stubEnv("COMPUTE_API_KEY", "cak_common-name");
+    vi.stubEnv("CORS_ORIGINS", "https://app.example");
+    const { out, err, stub } = await run("-p", "0", "--log-level", "silent");
+    expect(err).toBe("");
+    expect(out).toContain('curl -H "Authorization: Bearer $COMPUTE_API_KEY"');
+    expect(out).toContain("the one given by COMPUTE_API_KEY");
+    const res = await fetch(`${stub?.url}/v1/resources/search?query=a`, {
+      headers: { authorization: "Bearer cak_common-name", origin: "https://app.example" },
+    });
+    expect([res.status, res.headers.get("access-control-allow-origin")]).toEqual([200, "https://app.example"]);
+  });
+
+  it("still reads STUB_API_KEY, STUB_CORS_ORIGINS and --cors-origin, each with one deprecation line", async () => {
+    vi.stubEnv("STUB_API_KEY", "cak_old-name");
+    vi.stubEnv("STUB_CORS_ORIGINS", "https://old.example");
+    const { err, stub } = await run("--port", "0", "--log-level", "silent", "--cors-origin", "https://flag.example");
+    expect(err.split("\n").filter(Boolean)).toEqual([
+      "compute-stub: --cors-origin is deprecated; use --cors-origins",
+      "compute-stub: STUB_API_KEY is deprecated; use COMPUTE_API_KEY",
+      "compute-stub: STUB_CORS_ORIGINS is deprecated; use CORS_ORIGINS",
+    ]);
+    const res = await fetch(`${stub?.url}/v1/resources/search?query=a`, {
+      headers: { authorization: "Bearer cak_old-name", origin: "https://flag.example" },
+    });
+    expect([res.status, res.headers.get("access-control-allow-origin")]).toEqual([200, "https://flag.example"]);
+  });
+
+  it("prefers the new variable to the old one", async () => {
+    vi.stubEnv("STUB_API_KEY", "cak_old-name");
+    vi.stubEnv("COMPUTE_API_KEY", "cak_new-name");
+    const { stub } = await run("--port", "0", "--log-level", "silent");
+    expect((await search(stub?.url ?? "", "cak_new-name")).status).toBe(200);
+    expect((await search(stub?.url ?? "", "cak_old-name")).status).toBe(401);
+  });
+
+  it("refuses a bad value of an old variable as it refuses the new one's, with 2", async () => {
+    vi.stubEnv("STUB_API_KEY", "has spaces");
+    const { exitCode, err } = await run("--port", "0");
+    expect(exitCode).toBe(2);
+    expect(err).toMatch(/from env 'STUB_API_KEY' is invalid\. may hold only/);
+  });
+
+  it("ends its help with examples and the exit statuses, and writes every default one way", async () => {
+    const { out } = await run("--help");
+    expect(out).toMatch(/-p, --port <port>[\s\S]*\(default: 4010;\s+env: PORT\)/);
+    expect(out).toMatch(/\(default: a new key at\s+each start, printed; env: COMPUTE_API_KEY\)/);
+    expect(out).toMatch(/Examples:\n {2}\$ compute-stub/);
+    expect(out).toMatch(/Exit status:\n {2}0 {2}.*\n {2}1 {2}.*\n {2}2 {2}a flag or variable is invalid/);
+    expect(out).not.toContain("--cors-origin ");
   });
 });

@@ -4,8 +4,8 @@
  * and a body sent to an operation that takes none. Each is answered 400 with the error body.
  */
 import { request } from "node:http";
+import { maxFieldViolations } from "@compute-api/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { maxFieldViolations } from "../../contract/src/field-violations.js";
 import { type ErrorBodyLike, expectError, startTestStub, type TestStub, violations } from "./support/stub.js";
 
 let stub: TestStub;

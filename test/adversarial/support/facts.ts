@@ -3,8 +3,8 @@
  * answer: who may access which project, which machines and volumes exist, which key ids a user already has.
  */
 
-import type { Fixtures } from "@compute-api/stub-server";
-import { defaultKeyId } from "@compute-api/stub-server";
+import type { Fixtures } from "@compute-api/fixtures";
+import { defaultKeyId } from "@compute-api/fixtures";
 import { fixtures as builtin, type UserId } from "./targets.js";
 
 /** A cluster machine that exists, with its cluster. */

@@ -5,8 +5,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { answerClientErrors, createLogger } from "@compute-api/contract/http";
+import { builtinFixtures } from "@compute-api/fixtures";
 import { createGateway } from "@compute-api/gateway";
-import { builtinFixtures, startServer } from "@compute-api/stub-server";
+import { startServer } from "@compute-api/stub-server";
 
 /** Where requests go: straight to the stub, or through a gateway whose upstream is the stub. */
 export type TargetName = "stub" | "gateway";

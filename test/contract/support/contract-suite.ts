@@ -10,8 +10,9 @@
 import type { Server } from "node:http";
 import { type ComputeClient, createComputeClient, normalizeDecimal } from "@compute-api/client";
 import { createLogger } from "@compute-api/contract/http";
+import { builtinFixtures } from "@compute-api/fixtures";
 import { createGateway, type Gateway } from "@compute-api/gateway";
-import { builtinFixtures, startServer } from "@compute-api/stub-server";
+import { startServer } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations, problems, recordingFetch, seen } from "./recorder.js";
 

@@ -16,6 +16,7 @@ import {
   searchWorkMem,
 } from "./database.js";
 import { abortedError, mappingErrors } from "./database-errors.js";
+import { lockPgliteDir } from "./pglite-lock.js";
 import { oneAtATime } from "./turns.js";
 
 type PgliteQueryable = Pick<PGlite, "query" | "exec">;
@@ -38,11 +39,18 @@ export type PgliteDatabaseOptions = Pick<DatabaseLimits, "acquireTimeoutMs">;
 
 /**
  * Opens PGlite with the pg_trgm extension (search's trigram index); in memory when `dir` is undefined. One
- * process at a time may open a directory.
+ * process at a time may open a directory: another is refused (PgliteDirInUse) until the first closes it.
  */
 export async function createPgliteDatabase(dir?: string, options: PgliteDatabaseOptions = {}): Promise<Database> {
-  const db = await PGlite.create({ ...(dir === undefined ? {} : { dataDir: dir }), extensions: { pg_trgm } });
-  await db.exec(`SET work_mem = '${searchWorkMem}'`);
+  const release = dir === undefined ? () => {} : lockPgliteDir(dir);
+  let db: PGlite;
+  try {
+    db = await PGlite.create({ ...(dir === undefined ? {} : { dataDir: dir }), extensions: { pg_trgm } });
+    await db.exec(`SET work_mem = '${searchWorkMem}'`);
+  } catch (error) {
+    release();
+    throw error;
+  }
   const turns = oneAtATime(limitsOf(options).acquireTimeoutMs);
   const top = queryable(db);
   return {
@@ -63,6 +71,9 @@ export async function createPgliteDatabase(dir?: string, options: PgliteDatabase
           signal,
         ),
       ),
-    close: () => db.close(),
+    close: async () => {
+      await db.close();
+      release();
+    },
   };
 }

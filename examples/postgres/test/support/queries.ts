@@ -3,9 +3,10 @@
  * substrings, changed case, two to eight terms, type filters, the terms that trip SQL up (`%`, `_`, `\`, Unicode),
  * and queries at the limit of 8 terms and past it.
  */
+
+import type { Fixtures } from "@compute-api/fixtures";
+import { seededRandom } from "@compute-api/fixtures";
 import { resourceTypes } from "@compute-api/server";
-import type { Fixtures } from "@compute-api/stub-server";
-import { seededRandom } from "../../../../packages/stub-server/src/random.js";
 
 /** A seeded pseudo-random sequence in [0, 1) (the stub's mulberry32), so that a failure replays. */
 export const seeded = seededRandom;

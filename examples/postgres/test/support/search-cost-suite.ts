@@ -3,7 +3,7 @@
  * every resource holds) each answer within the budget, and a cheap search sent beside one is not held up beyond
  * its bound. Timed, as the bound is a time: the limits carry slack for a shared, noisy machine.
  */
-import { generateFixtures } from "@compute-api/stub-server";
+import { generateFixtures } from "@compute-api/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cheapQuery, costlyQueries } from "../../bench/costly-queries.js";
 import type { Principal } from "../../src/authenticate.js";

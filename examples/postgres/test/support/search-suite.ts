@@ -2,10 +2,11 @@
  * The search differential: for many queries and every user, the SQL search answers what the stub's in-memory
  * Store.search answers — the same results, scores, order and objects, or the same error.
  */
+
+import { builtinFixtures, type Fixtures, generateFixtures } from "@compute-api/fixtures";
 import { ApiError } from "@compute-api/server";
-import { builtinFixtures, type Fixtures, generateFixtures } from "@compute-api/stub-server";
+import { Store } from "@compute-api/stub-server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Store } from "../../../../packages/stub-server/src/store/store.js";
 import type { Principal } from "../../src/authenticate.js";
 import { createPostgresServer, type PostgresServer } from "../../src/index.js";
 import { searchResources } from "../../src/search-resources.js";

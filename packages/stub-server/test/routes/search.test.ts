@@ -1,7 +1,7 @@
 /** searchResources against real stubs: the built-in data for the rules, a generated set for the cap. */
 import { createSchemaValidator, loadSpec } from "@compute-api/contract";
+import { generateFixtures } from "@compute-api/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixtures } from "../../src/index.js";
 import { expectError, startTestStub, type TestStub, type UserId, violations } from "../support/stub.js";
 
 interface Result {

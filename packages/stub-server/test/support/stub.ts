@@ -2,9 +2,10 @@
 import { Writable } from "node:stream";
 import { createSchemaValidator, loadSpec } from "@compute-api/contract";
 import { createLogger } from "@compute-api/contract/http";
+import { builtinFixtures } from "@compute-api/fixtures";
 import { apiKeyPrefix } from "@compute-api/server";
 import { expect } from "vitest";
-import { builtinFixtures, type RunningStub, type ServerOptions, startServer } from "../../src/index.js";
+import { type RunningStub, type ServerOptions, startServer } from "../../src/index.js";
 
 /** The built-in users. */
 export const users = ["alice", "bob", "carol", "dave"] as const;
