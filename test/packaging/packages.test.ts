@@ -355,6 +355,7 @@ describe("in this repository", () => {
     ["compute-stub", "packages/stub-server/bin/compute-stub.js"],
     ["compute-gateway", "packages/gateway/bin/compute-gateway.js"],
     ["compute-conformance", "packages/conformance/bin/compute-conformance.js"],
+    ["compute-postgres", "examples/postgres/bin/compute-postgres.js"],
   ])(
     "%s is linked by npm install to a committed file, so the first install of a fresh clone links it",
     (command, file) => {

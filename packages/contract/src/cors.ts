@@ -14,7 +14,7 @@ export const exposedHeaders = ["x-request-id", "Retry-After", "x-contract-violat
 export type CorsHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
 /**
- * Parses an `--cors-origin(s)` value: comma-separated origins such as `http://localhost:5173`, or `*` for any;
+ * Parses a `--cors-origins` value: comma-separated origins such as `http://localhost:5173`, or `*` for any;
  * appended to `previous` (the flag may be repeated). Throws a readable error for anything that is not an origin.
  */
 export function parseOrigins(value: string, previous: string[] = []): string[] {
