@@ -7,9 +7,10 @@
  */
 
 import { type MutantInput, send, toRawRequest } from "@compute-api/conformance/testing";
+import { errorBodyProblems } from "@compute-api/test-support";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clusterState, errorProblems, expectNoProblems, violationsOf } from "./support/checks.js";
+import { clusterState, expectNoProblems, violationsOf } from "./support/checks.js";
 import { facts } from "./support/facts.js";
 import { requests } from "./support/oracle.js";
 import { checkProperty, count, flushCounts, seed } from "./support/property.js";
@@ -45,7 +46,7 @@ describe.each<TargetName>(["stub", "gateway"])("one constraint broken, %s", (tar
     const before = machine ? await clusterState(target.stubUrl, target.keys.alice, machine.clusterId) : undefined;
     const answer = await send(target.url, toRawRequest(shape, mutant.input, target.keys.alice));
     count(`${targetName} ${operationId} ${mutant.site} ${answer.status}`);
-    const problems = errorProblems(answer, [400]);
+    const problems = errorBodyProblems(answer, [400]);
     const fields = violationsOf(answer.json).map((v) => v.field);
     if (!fields.includes(mutant.field))
       problems.push(`no violation names ${JSON.stringify(mutant.field)} (named: ${JSON.stringify(fields)})`);

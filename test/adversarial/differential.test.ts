@@ -24,6 +24,7 @@ import { parseQueryString } from "@compute-api/contract";
 import { createLogger } from "@compute-api/contract/http";
 import { createGateway } from "@compute-api/gateway";
 import { createContractValidator, errorHandler } from "@compute-api/server/validator";
+import { listenLocal } from "@compute-api/test-support";
 import express from "express";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,7 +32,7 @@ import { reasonsOf, violationsOf } from "./support/checks.js";
 import { cases, malformed, withLength } from "./support/hostile.js";
 import { keyCases, patchCases, requests, searchCases } from "./support/oracle.js";
 import { checkProperty, count, flushCounts } from "./support/property.js";
-import { listenLocal, startTarget, type Target, type UserId, userKeys } from "./support/targets.js";
+import { startTarget, type Target, type UserId, userKeys } from "./support/targets.js";
 
 const file = "test/adversarial/differential.test.ts";
 const defaultRuns = 60;
@@ -47,7 +48,7 @@ let closeAloneGateway: (() => Promise<void>) | undefined;
 async function serve(listener: Parameters<typeof createServer>[1]): Promise<string> {
   const server = createServer(listener);
   servers.push(server);
-  return listenLocal(server);
+  return (await listenLocal(server)).url;
 }
 
 beforeAll(async () => {

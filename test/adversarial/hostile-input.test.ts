@@ -8,16 +8,10 @@
  */
 import { Agent, request } from "node:http";
 import { type Answer, jsonRequest, send, sendBytes, toRawRequest } from "@compute-api/conformance/testing";
+import { errorBodyProblems } from "@compute-api/test-support";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  clusterState,
-  errorProblems,
-  expectHealthy,
-  expectNoProblems,
-  validator,
-  violationsOf,
-} from "./support/checks.js";
+import { clusterState, expectHealthy, expectNoProblems, validator, violationsOf } from "./support/checks.js";
 import { as, cases, machinePath, malformed } from "./support/hostile.js";
 import { requests } from "./support/oracle.js";
 import { checkProperty, count, flushCounts } from "./support/property.js";
@@ -45,7 +39,7 @@ describe.each<TargetName>(["stub", "gateway"])("hostile input, %s", (targetName)
 
   const expectError = (answer: Answer, statuses: number[], what: string) => {
     count(`${targetName} hostile ${answer.status}`);
-    const problems = errorProblems(answer, statuses);
+    const problems = errorBodyProblems(answer, statuses);
     // A field names a parameter or a part of the body, never the URL path that was sent.
     for (const v of violationsOf(answer.json))
       if (/^v1[./]/.test(v.field)) problems.push(`field ${JSON.stringify(v.field)} is the URL path`);

@@ -8,9 +8,10 @@
  */
 import { type Answer, jsonRequest, type RawRequest, send } from "@compute-api/conformance/testing";
 import { maxPreferLength, parsePrefer } from "@compute-api/stub-server/testing";
+import { errorBodyProblems } from "@compute-api/test-support";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { errorProblems, expectHealthy, expectNoProblems } from "./support/checks.js";
+import { expectHealthy, expectNoProblems } from "./support/checks.js";
 import { headerValue } from "./support/header-fuzz.js";
 import { machinePath } from "./support/hostile.js";
 import { checkProperty, count, flushCounts } from "./support/property.js";
@@ -91,7 +92,7 @@ function problemsOf(name: string, value: string, answer: Answer): string[] {
   // A 5xx only where the stub was asked for it: Prefer's code, within its length limit.
   const asked = name === "prefer" && value.length <= maxPreferLength ? Number(parsePrefer(value).get("code")) : NaN;
   if (answer.status >= 500 && answer.status !== asked) return [`status ${answer.status}`];
-  if (answer.status >= 400) return errorProblems(answer, [answer.status]);
+  if (answer.status >= 400) return errorBodyProblems(answer, [answer.status]);
   if (answer.status !== 200) return [`status ${answer.status}`];
   if (name === "x-request-id" && answer.headers["x-request-id"] !== value && /^[\w.:-]{1,128}$/.test(value))
     return [`x-request-id ${String(answer.headers["x-request-id"])}`];
@@ -139,7 +140,7 @@ describe.each<TargetName>(["stub", "gateway"])("request headers, %s", (targetNam
       withHeader(jsonRequest("GET", search, target.keys.alice), "prefer", `code=503, x="${'\\"'.repeat(6 * 1024)}`),
     );
     expect(performance.now() - started).toBeLessThan(1000);
-    expectNoProblems(errorProblems(answer, [400]), answer, "12 KiB Prefer");
+    expectNoProblems(errorBodyProblems(answer, [400]), answer, "12 KiB Prefer");
     expect(answer.text).toContain("header.prefer");
   });
 

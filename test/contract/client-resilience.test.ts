@@ -4,31 +4,23 @@
  * RetryInfo the stub sends, a PATCH or POST never is, and a slow answer (`Prefer: latency=…`) ends in a timeout.
  * The stub's request log counts what reached it.
  */
-import { Writable } from "node:stream";
 import { createComputeClient } from "@compute-api/client";
-import { createLogger } from "@compute-api/contract/http";
 import { type FaultOptions, type RunningStub, startServer } from "@compute-api/stub-server";
+import { captureLogs } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const key = "cak_resilience-alice";
 let stub: RunningStub;
 let limited: RunningStub;
-const lines: { reqId: string; fault?: string; res: { status: number } }[] = [];
+const { lines, logger } = captureLogs<{ reqId: string; fault?: string; res: { status: number } }>();
 
 /** A stub whose log lines land in `lines`. */
 function start(faults: FaultOptions): Promise<RunningStub> {
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split("\n").filter(Boolean))
-        lines.push(JSON.parse(line) as (typeof lines)[number]);
-      done();
-    },
-  });
   return startServer({
     port: 0,
     host: "127.0.0.1",
     apiKeys: { alice: key },
-    logger: createLogger({ destination }),
+    logger,
     faults,
   });
 }

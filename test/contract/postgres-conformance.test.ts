@@ -8,8 +8,8 @@ import type { AddressInfo } from "node:net";
 import { runCli } from "@compute-api/conformance";
 import { createLogger } from "@compute-api/contract/http";
 import { createGateway, type Gateway } from "@compute-api/gateway";
+import { skipWithoutPostgres } from "@compute-api/test-support/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { skipWithoutPostgres } from "../support/postgres.js";
 import type { Backend, RunningBackend } from "./support/contract-suite.js";
 import { pgliteBackend, postgresServerBackend } from "./support/postgres-backends.js";
 

@@ -2,8 +2,9 @@
  * The contract suite against the Postgres example on a real PostgreSQL server (Debian's), directly; skipped with
  * one line where PostgreSQL is absent, never under CI.
  */
+
+import { skipWithoutPostgres } from "@compute-api/test-support/postgres";
 import { describe } from "vitest";
-import { skipWithoutPostgres } from "../support/postgres.js";
 import { contractSuite } from "./support/contract-suite.js";
 import { postgresServerBackend } from "./support/postgres-backends.js";
 

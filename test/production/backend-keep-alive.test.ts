@@ -9,9 +9,9 @@
 import { createServer, type Server } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createGateway, type Gateway } from "@compute-api/gateway";
+import { type Nginx, skipWithoutNginx, startNginx } from "@compute-api/test-support/nginx";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Nginx, skipWithoutNginx, startNginx } from "../support/nginx.js";
 import { call, counter, failures, type LoggedStub, type Outcome, patchedTwice, startLoggedStub } from "./support.js";
 
 /** A gateway on an ephemeral port. */

@@ -6,8 +6,8 @@
  */
 import { get } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { freePort } from "@compute-api/test-support";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort } from "../support/processes.js";
 import { aliceKey, exitWithin, killCommandProcesses, startCommandProcess } from "./support.js";
 
 const drainFlags = ["--shutdown-grace", "200", "--shutdown-timeout", "5000"];

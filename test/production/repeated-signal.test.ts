@@ -6,9 +6,9 @@
  * Each command runs as a process of its own, in its own process group, which gets both signals 200 ms apart.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { freePort } from "@compute-api/test-support";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../support/processes.js";
 import {
   aliceKey,
   type CallOptions,

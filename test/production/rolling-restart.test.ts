@@ -5,9 +5,9 @@
  * exit by itself, soon, having cut nothing.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { freePort } from "@compute-api/test-support";
+import { type Nginx, skipWithoutNginx, startNginx } from "@compute-api/test-support/nginx";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Nginx, skipWithoutNginx, startNginx } from "../support/nginx.js";
-import { freePort } from "../support/processes.js";
 import {
   balancer,
   type CommandProcess,

@@ -6,10 +6,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { Readable, Writable } from "node:stream";
+import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createLogger } from "@compute-api/contract/http";
 import { createApp } from "@compute-api/stub-server";
+import { captureLogs, listenLocal } from "@compute-api/test-support";
 import { Agent, request } from "undici";
 
 /** alice's key, known to every stub these suites start. */
@@ -36,30 +36,18 @@ export interface LoggedStub {
 
 /** Starts a stub whose node:http server closes idle connections after `keepAliveTimeoutMs`. */
 export async function startLoggedStub(keepAliveTimeoutMs = 5000): Promise<LoggedStub> {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
-      done();
-    },
-  });
-  const stub = await createApp({ apiKeys: { alice: aliceKey }, logger: createLogger({ level: "info", destination }) });
+  const { lines, logger } = captureLogs<StubLine>();
+  const stub = await createApp({ apiKeys: { alice: aliceKey }, logger });
   const server = createServer(stub.app);
   server.keepAliveTimeout = keepAliveTimeoutMs;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
+  const listening = await listenLocal(server);
   return {
-    server,
-    port,
-    url: `http://127.0.0.1:${port}`,
-    get logs() {
-      return lines.map((line) => JSON.parse(line) as StubLine);
+    ...listening,
+    logs: lines,
+    close: async () => {
+      await listening.close();
+      await stub.close();
     },
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve(stub.close()));
-        server.closeAllConnections();
-      }),
   };
 }
 

@@ -8,11 +8,11 @@
  * own), and each machine ends with the price of its last acknowledged PATCH.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { freePort } from "@compute-api/test-support";
+import { type Nginx, skipWithoutNginx, startNginx } from "@compute-api/test-support/nginx";
+import { type Postgres, skipWithoutPostgres, startPostgres } from "@compute-api/test-support/postgres";
 import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Nginx, skipWithoutNginx, startNginx } from "../support/nginx.js";
-import { type Postgres, skipWithoutPostgres, startPostgres } from "../support/postgres.js";
-import { freePort } from "../support/processes.js";
 import {
   aliceKey,
   balancer,

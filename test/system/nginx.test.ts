@@ -1,11 +1,11 @@
-/** A real nginx (test/support/nginx.ts) as a reverse proxy in front of a Node server: gzip, upstream keep-alive, idle clients closed, a clean stop. */
+/** A real nginx (@compute-api/test-support/nginx) as a reverse proxy in front of a Node server: gzip, upstream keep-alive, idle clients closed, a clean stop. */
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, request, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { gunzipSync } from "node:zlib";
+import { isRunning } from "@compute-api/test-support";
+import { type Nginx, skipWithoutNginx, startNginx } from "@compute-api/test-support/nginx";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Nginx, skipWithoutNginx, startNginx } from "../support/nginx.js";
-import { isRunning } from "../support/processes.js";
 
 /** GETs `path` from `url` on a connection of its own; the body as received, still compressed if it was. */
 function get(

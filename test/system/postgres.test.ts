@@ -1,12 +1,12 @@
 /**
- * A real PostgreSQL server (test/support/postgres.ts): its own cluster on a free port, many clients, stopped and
+ * A real PostgreSQL server (@compute-api/test-support/postgres): its own cluster on a free port, many clients, stopped and
  * started again, a clean close.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { isRunning } from "@compute-api/test-support";
+import { type Postgres, skipWithoutPostgres, startPostgres } from "@compute-api/test-support/postgres";
 import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Postgres, skipWithoutPostgres, startPostgres } from "../support/postgres.js";
-import { isRunning } from "../support/processes.js";
 
 /** Connects a client to `url`; the caller ends it. */
 async function connect(url: string): Promise<Client> {

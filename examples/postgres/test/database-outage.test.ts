@@ -1,5 +1,5 @@
 /**
- * The server when its PostgreSQL misbehaves (a real server of the suite's own, test/support/postgres.ts; skipped
+ * The server when its PostgreSQL misbehaves (a real server of the suite's own, @compute-api/test-support/postgres; skipped
  * with one line without it, except under CI). Under steady searches and PATCHes the database is stopped (fast, then
  * immediate) and started again, and its backends are terminated in a loop: the server keeps running, answers 503
  * with Retry-After meanwhile (never 401, never the database's address), recovers by itself, and every PATCH it
@@ -9,9 +9,9 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { clusterTotals, type Schemas } from "@compute-api/server";
+import { type Postgres, skipWithoutPostgres, startPostgres } from "@compute-api/test-support/postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Postgres, skipWithoutPostgres, startPostgres } from "../../../test/support/postgres.js";
 import { type RunningPostgresServer, type StartOptions, startPostgresServer } from "../src/index.js";
 import { type Answer, startTraffic } from "./support/traffic.js";
 

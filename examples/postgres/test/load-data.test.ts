@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger } from "@compute-api/contract/http";
 import { generateFixtures } from "@compute-api/fixtures";
+import { captureLogs } from "@compute-api/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresServer } from "../src/index.js";
 import { updateClusterMachine } from "../src/update-cluster-machine.js";
@@ -12,10 +12,9 @@ const dir = mkdtempSync(join(tmpdir(), "compute-postgres-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A logger whose lines are kept, to read what start-up said. */
-function recordingLogger(): { logger: ReturnType<typeof createLogger>; lines: () => string[] } {
-  const lines: string[] = [];
-  const logger = createLogger({ level: "info", destination: { write: (line: string) => lines.push(line) } });
-  return { logger, lines: () => lines.map((l) => (JSON.parse(l) as { msg: string }).msg) };
+function recordingLogger() {
+  const { logger, lines } = captureLogs<{ msg: string }>();
+  return { logger, lines: () => lines.map((l) => l.msg) };
 }
 
 describe("a second start on the same PGlite directory", () => {

@@ -2,7 +2,7 @@
  * Migrations: applied once, in order, recorded; an edited migration is refused; a database migrated by a newer
  * release (a migration this code does not know) is served, with a warning.
  */
-import { createLogger } from "@compute-api/contract/http";
+import { captureLogs } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../src/database/database.js";
 import { createPgliteDatabase } from "../src/database/pglite-database.js";
@@ -55,11 +55,7 @@ describe("migrate", () => {
   });
 
   it("a server on such a database starts, serves, and warns in one line", async () => {
-    const lines: { level: number; msg: string }[] = [];
-    const logger = createLogger({
-      level: "info",
-      destination: { write: (line: string) => lines.push(JSON.parse(line)) },
-    });
+    const { lines, logger } = captureLogs<{ level: number; msg: string }>();
     const server = await startPostgresServer({ database: db, logger, port: 0, apiKeys: { alice: "cak_migrated" } });
     try {
       expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([

@@ -1,10 +1,11 @@
 /**
- * The same suites on a real PostgreSQL server (Debian's, started by the repository's test/support/postgres.ts;
+ * The same suites on a real PostgreSQL server (Debian's, started by @compute-api/test-support/postgres;
  * skipped with one line without it, except under CI), each with a database of its own, the search cost over
  * 100,000 generated resources among them; and two servers starting at once on one empty database.
  */
+
+import { type Postgres, skipWithoutPostgres, startPostgres } from "@compute-api/test-support/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Postgres, skipWithoutPostgres, startPostgres } from "../../../test/support/postgres.js";
 import { createPostgresServer } from "../src/index.js";
 import { consistencySuite } from "./support/consistency-suite.js";
 import { operationsSuite } from "./support/operations-suite.js";

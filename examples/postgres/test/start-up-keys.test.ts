@@ -6,8 +6,8 @@
 
 import { builtinFixtures } from "@compute-api/fixtures";
 import { hashApiKey } from "@compute-api/server";
+import { type Postgres, skipWithoutPostgres, startPostgres } from "@compute-api/test-support/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Postgres, skipWithoutPostgres, startPostgres } from "../../../test/support/postgres.js";
 import { type CliResult, runCli } from "../src/cli.js";
 import type { Database } from "../src/database/database.js";
 import { createPgliteDatabase } from "../src/database/pglite-database.js";

@@ -1,7 +1,7 @@
+import { errorBodyErrors } from "@compute-api/test-support";
 import { describe, expect, it } from "vitest";
 import { maxFieldViolations } from "../src/field-violations.js";
 import { bearer, check, fields, json, machine } from "./support/contract.js";
-import { errorBodyErrors } from "./support/error-body.js";
 
 describe("checkRequest", () => {
   it.each([

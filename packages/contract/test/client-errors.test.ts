@@ -1,8 +1,8 @@
 import { createServer, request, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
+import { errorBodyErrors } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerClientErrors } from "../src/client-errors.js";
-import { errorBodyErrors } from "./support/error-body.js";
 
 /** Writes the bytes and returns everything the server sends until it closes the connection. */
 function exchange(port: number, bytes: string): Promise<string> {

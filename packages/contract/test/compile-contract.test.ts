@@ -1,9 +1,9 @@
+import { errorBodyErrors } from "@compute-api/test-support";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../src/api-error.js";
 import { compileContract } from "../src/compile-contract.js";
 import { loadSpec, type OpenApiDocument } from "../src/spec.js";
 import { contract } from "./support/contract.js";
-import { errorBodyErrors } from "./support/error-body.js";
 
 describe("route", () => {
   it.each([

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { errorBodyErrors } from "@compute-api/test-support";
 import { describe, expect, it } from "vitest";
 import type { ApiError, ErrorBody } from "../src/api-error.js";
 import {
@@ -32,7 +33,6 @@ import {
   upstreamTlsFailed,
   upstreamUnavailable,
 } from "../src/error-catalogue.js";
-import { errorBodyErrors } from "./support/error-body.js";
 
 /** The status, message, ErrorInfo reasons and headers of an answer. */
 const summary = (error: ApiError) => ({

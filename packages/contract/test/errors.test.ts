@@ -1,7 +1,7 @@
+import { errorBodyErrors } from "@compute-api/test-support";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../src/api-error.js";
 import { toApiError } from "../src/errors.js";
-import { errorBodyErrors } from "./support/error-body.js";
 
 describe("toApiError", () => {
   it.each([

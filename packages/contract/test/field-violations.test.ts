@@ -1,7 +1,7 @@
+import { errorBodyErrors } from "@compute-api/test-support";
 import { describe, expect, it } from "vitest";
 import { toApiError } from "../src/errors.js";
 import { fieldPath, maxFieldViolations, toFieldViolation, toFieldViolations } from "../src/field-violations.js";
-import { errorBodyErrors } from "./support/error-body.js";
 
 describe("fieldPath", () => {
   it.each([

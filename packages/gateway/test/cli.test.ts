@@ -1,9 +1,10 @@
 /** The compute-gateway command: flags and environment, exit status 2 on bad input, and a real start. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { freePort, listenLocal } from "@compute-api/test-support";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { parseCommandLine } from "../src/cli.js";
-import { json, listen, testUpstream } from "./support/servers.js";
+import { json, testUpstream } from "./support/servers.js";
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
 
@@ -169,7 +170,7 @@ describe("compute-gateway", () => {
     ["one process", []],
     ["two workers", ["--workers", "2"]],
   ])("says in one line that the port is taken and exits 1 (%s)", async (_name, extra) => {
-    const taken = await listen(() => {});
+    const taken = await listenLocal(() => {});
     try {
       const { done } = run(["--upstream", "http://127.0.0.1:1", "--port", String(taken.port), ...extra]);
       const { code, output } = await done;
@@ -238,10 +239,3 @@ describe("compute-gateway", () => {
     }
   });
 });
-
-/** A port that was free a moment ago (workers share one fixed port; 0 would give each its own). */
-async function freePort(): Promise<number> {
-  const server = await listen(() => {});
-  await server.close();
-  return server.port;
-}

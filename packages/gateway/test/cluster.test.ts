@@ -6,8 +6,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { get } from "node:http";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@compute-api/test-support";
 import { afterEach, describe, expect, it } from "vitest";
-import { json, listen, type TestUpstream, testUpstream } from "./support/servers.js";
+import { json, type TestUpstream, testUpstream } from "./support/servers.js";
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
 
@@ -35,8 +36,7 @@ afterEach(async () => {
 async function startWorkers(workers: number): Promise<{ running: Running; port: number }> {
   const upstream = await testUpstream();
   upstream.answer = (_req, res) => json(res, 200, { results: [] });
-  const free = await listen(() => {});
-  await free.close();
+  const port = await freePort();
   const primary = spawn(
     process.execPath,
     [
@@ -48,7 +48,7 @@ async function startWorkers(workers: number): Promise<{ running: Running; port: 
       "--upstream",
       upstream.url,
       "--port",
-      String(free.port),
+      String(port),
       "--workers",
       String(workers),
     ],
@@ -84,7 +84,7 @@ async function startWorkers(workers: number): Promise<{ running: Running; port: 
     30_000,
     () => output,
   );
-  return { running, port: free.port };
+  return { running, port };
 }
 
 /** Ends the whole process group: SIGTERM (the primary stops its workers), then SIGKILL for anything left. */

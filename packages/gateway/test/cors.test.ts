@@ -5,20 +5,13 @@
  * backend that does CORS as production ones do, and end to end in a real Chromium against the stub.
  */
 import { createApp } from "@compute-api/stub-server";
+import { type Listening, listenLocal } from "@compute-api/test-support";
+import { launchChromium, skipWithoutChromium } from "@compute-api/test-support/browser";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, skipWithoutChromium } from "../../../test/support/browser.js";
 import type { GatewayOptions } from "../src/index.js";
 import { send } from "./support/client.js";
-import {
-  auth,
-  type Listening,
-  listen,
-  type TestGateway,
-  type TestUpstream,
-  testGateway,
-  testUpstream,
-} from "./support/servers.js";
+import { auth, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";
 
 const app = "http://app.example";
 const machine = "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01";
@@ -160,8 +153,8 @@ describe.skipIf(skipWithoutChromium())("a web front end in Chromium", () => {
   beforeAll(async () => {
     [browser, page, otherPage] = await Promise.all([
       launchChromium(),
-      listen((_req, res) => html(res)),
-      listen((_req, res) => html(res)),
+      listenLocal((_req, res) => html(res)),
+      listenLocal((_req, res) => html(res)),
     ]);
   });
   afterAll(async () => {
@@ -199,7 +192,7 @@ describe.skipIf(skipWithoutChromium())("a web front end in Chromium", () => {
   }
 
   it("reaches the stub through the gateway when the backend owns CORS (the preflight is forwarded)", async () => {
-    const stub = await listen((await createApp({ apiKeys: keys, corsOrigins: [page.url] })).app);
+    const stub = await listenLocal((await createApp({ apiKeys: keys, corsOrigins: [page.url] })).app);
     const gateway = await testGateway({ upstream: stub.url });
     try {
       expect(await patchFrom(page.url, gateway.url)).toMatchObject({
@@ -216,7 +209,9 @@ describe.skipIf(skipWithoutChromium())("a web front end in Chromium", () => {
   });
 
   it("reaches the stub when the gateway owns CORS, whatever the backend allows", async () => {
-    const stub = await listen((await createApp({ apiKeys: keys, corsOrigins: ["http://not-the-app.example"] })).app);
+    const stub = await listenLocal(
+      (await createApp({ apiKeys: keys, corsOrigins: ["http://not-the-app.example"] })).app,
+    );
     const gateway = await testGateway({ upstream: stub.url, corsOrigins: [page.url] });
     try {
       expect(await patchFrom(page.url, gateway.url)).toMatchObject({

@@ -1,21 +1,14 @@
 /** Faults that need more than a misbehaving answer: an upstream that is not there, and a caller that leaves. */
 import { createServer, request } from "node:http";
+import { type Listening, listenLocal } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  auth,
-  type Listening,
-  listen,
-  type TestGateway,
-  type TestUpstream,
-  testGateway,
-  testUpstream,
-} from "./support/servers.js";
+import { auth, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";
 
 describe("an upstream that cannot be reached", () => {
   let gateway: TestGateway;
   beforeAll(async () => {
     // A port that was just free: nothing listens there.
-    const closed = await listen(() => {});
+    const closed = await listenLocal(() => {});
     await closed.close();
     gateway = await testGateway({ upstream: closed.url });
   });
@@ -71,12 +64,12 @@ describe("an https:// upstream that does not speak TLS", () => {
   it.each<[string, () => Promise<Listening>, string]>([
     [
       "plain HTTP on the port",
-      () => listen((_req, res) => res.end("plain")),
+      () => listenLocal((_req, res) => res.end("plain")),
       "does not speak TLS: is it plain HTTP behind an https:// URL\\? \\(ERR_SSL_WRONG_VERSION_NUMBER\\)",
     ],
     [
       "a server that hangs up during the handshake",
-      () => listen(hangingUp()),
+      () => listenLocal(hangingUp()),
       "TLS error with the upstream: it closed the connection during the TLS handshake",
     ],
   ])("%s: 502 UPSTREAM_TLS_FAILED, and the log line names the TLS problem", async (_name, start, logged) => {

@@ -5,10 +5,11 @@
 import { createServer, request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "@compute-api/contract";
+import { type Listening, listenLocal } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ForwardOptions, forward } from "../src/forward.js";
 import { createUpstream, type Upstream, type UpstreamResponse } from "../src/upstream.js";
-import { json, type Listening, listen, type TestUpstream, testUpstream } from "./support/servers.js";
+import { json, type TestUpstream, testUpstream } from "./support/servers.js";
 
 let backend: TestUpstream;
 let upstream: Upstream;
@@ -25,7 +26,7 @@ beforeAll(async () => {
     connections: 4,
     keepAliveTimeoutMs: 1000,
   });
-  front = await listen(
+  front = await listenLocal(
     createServer((req, res) => {
       req.resume();
       settled = forward(upstream, req, res, "req-1", options).then(

@@ -1,6 +1,8 @@
 /** pino lines: one per request, with its request id and operationId, and never a key — the caller's or a created one. */
+
+import { listenLocal } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, listen, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";
+import { json, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";
 
 const callerKey = "cak_CALLERSECRET-9f8e7d6c5b4a";
 const createdKey = "cak_CREATEDSECRET-1a2b3c4d5e6f";
@@ -16,7 +18,7 @@ beforeAll(async () => {
     await testGateway({ upstream: upstream.url }),
     await testGateway({ upstream: upstream.url, responseValidation: "report" }),
   ];
-  const closed = await listen(() => {});
+  const closed = await listenLocal(() => {});
   await closed.close();
   unreachable = await testGateway({ upstream: closed.url });
 });

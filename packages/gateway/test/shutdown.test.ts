@@ -9,6 +9,7 @@ import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createLogger, drainable } from "@compute-api/contract/http";
+import { captureLogs } from "@compute-api/test-support";
 import { afterEach, expect, it } from "vitest";
 import { auth, json, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";
 
@@ -97,11 +98,7 @@ it("cuts a request still running at the deadline, and logs it", async () => {
   upstream = await testUpstream();
   upstream.answer = (_req, res) => void setTimeout(() => json(res, 200, { results: [] }), 3000);
   gateway = await testGateway({ upstream: upstream.url });
-  const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({
-    level: "warn",
-    destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
-  });
+  const { lines, logger } = captureLogs({ level: "warn" });
   const connections = drainable(gateway.server);
   const busy = await connection(gateway.port);
   void busy.get(search("stuck"));

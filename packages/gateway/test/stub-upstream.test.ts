@@ -4,8 +4,9 @@
  * gateway with the very body the stub gives.
  */
 import { createApp } from "@compute-api/stub-server";
+import { type Listening, listenLocal } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Listening, listen, type TestGateway, testGateway } from "./support/servers.js";
+import { type TestGateway, testGateway } from "./support/servers.js";
 
 const keys = { alice: "cak_gw-test-alice-0001", bob: "cak_gw-test-bob-0002", dave: "cak_gw-test-dave-0004" };
 type User = keyof typeof keys;
@@ -16,8 +17,8 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   // Two stubs with the same data: one called directly, one behind the gateway; flows change both alike.
-  direct = await listen((await createApp({ apiKeys: keys })).app);
-  behind = await listen((await createApp({ apiKeys: keys })).app);
+  direct = await listenLocal((await createApp({ apiKeys: keys })).app);
+  behind = await listenLocal((await createApp({ apiKeys: keys })).app);
   gateway = await testGateway({ upstream: behind.url });
 });
 afterAll(async () => {

@@ -8,10 +8,11 @@ import { createServer, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "@compute-api/contract";
+import { type Listening, listenLocal } from "@compute-api/test-support";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RetryReason } from "../src/retry.js";
 import { createUpstream, type Upstream } from "../src/upstream.js";
-import { auth, json, type Listening, listen, testGateway } from "./support/servers.js";
+import { auth, json, testGateway } from "./support/servers.js";
 
 /** How the backend treats a request that arrives on a connection that already carried one. */
 type OnReuse = "answer" | "close" | "reset";
@@ -34,7 +35,7 @@ async function backend(onReuse: OnReuse, headers: Record<string, string> = {}) {
     });
   });
   server.keepAliveTimeout = 60_000;
-  const listening = await listen(server);
+  const listening = await listenLocal(server);
   return { ...listening, seen };
 }
 
@@ -112,7 +113,7 @@ describe("a request on a reused connection that the backend closes", () => {
   });
 
   it("a new connection closed before any answer is not retried", async () => {
-    const server = await listen((req) => void req.socket.destroy());
+    const server = await listenLocal((req) => void req.socket.destroy());
     open.push(server);
     const upstream = await upstreamFor(server.url);
     const { outcome, retries } = await send(upstream, "GET");

@@ -5,10 +5,11 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { captureLogs } from "@compute-api/test-support";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { createComputeServer, type Handlers, type ResponseBody } from "../src/index.js";
-import { type Caller, capture, closers, handlers, keys, serve } from "./support/server.js";
+import { type Caller, closers, handlers, keys, serve } from "./support/server.js";
 
 const patch = (body: unknown) => ({ method: "PATCH", body: JSON.stringify(body) });
 
@@ -54,7 +55,7 @@ describe("createComputeServer", () => {
   });
 
   it("answers a thrown ApiError as it is, and anything else as 500 without its message, logged", async () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = captureLogs();
     const { call } = await serve({
       logger,
       handlers: handlers({
@@ -103,7 +104,7 @@ describe("createComputeServer", () => {
     });
 
     it("report sends it, logs it at warn and counts it", async () => {
-      const { lines, logger } = capture();
+      const { lines, logger } = captureLogs();
       const { call, server } = await serve({ handlers: bad, responses: "report", logger });
       const res = await call("/v1/resources/search?query=a");
       expect(res.status).toBe(200);

@@ -7,23 +7,13 @@
 import { request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { catalogueError } from "@compute-api/contract";
+import { captureLogs, expectErrorBody } from "@compute-api/test-support";
 import { describe, expect, it } from "vitest";
 import { ApiError, permissionDenied } from "../src/index.js";
-import { type Caller, capture, handlers, serve } from "./support/server.js";
+import { type Caller, handlers, serve } from "./support/server.js";
 
 const search = "/v1/resources/search?query=train";
 const reasons = (body: { details?: { reason?: string }[] }) => (body.details ?? []).flatMap((d) => d.reason ?? []);
-
-/** The error body's shape every failure must have, JSON only. */
-async function errorOf(res: Response, status: number) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-  const text = await res.text();
-  expect(text).not.toMatch(/<html|at \S+ \(|\.ts:\d+|node_modules/i);
-  const body = JSON.parse(text) as { code: number; message: string; details?: { reason?: string }[] };
-  expect(body.code).toBe(status);
-  return body;
-}
 
 describe("authenticate that fails", () => {
   it.each([
@@ -31,7 +21,7 @@ describe("authenticate that fails", () => {
     ["a TypeError", new TypeError("Cannot read properties of undefined (reading 'rows')")],
     ["a string", "the database system is starting up"],
   ])("throwing %s is a 503 with Retry-After, the cause logged and never sent", async (_name, thrown) => {
-    const { lines, logger } = capture();
+    const { lines, logger } = captureLogs();
     const { call } = await serve({
       logger,
       authenticate: () => {
@@ -40,7 +30,7 @@ describe("authenticate that fails", () => {
     });
     const res = await call(search);
     expect(res.headers.get("retry-after")).toBe("1");
-    const body = await errorOf(res, 503);
+    const body = await expectErrorBody(res, 503);
     expect(reasons(body)).toEqual(["UNAVAILABLE"]);
     expect(JSON.stringify(body)).not.toMatch(/55432|ECONNREFUSED|TypeError|rows|starting up/);
     const failure = lines.find((line) => line.level === 50 && line.msg === "request failed");
@@ -63,7 +53,7 @@ describe("authenticate that fails", () => {
       });
       const res = await call(search);
       expect(res.headers.get("retry-after")).toBe(retryAfter);
-      expect(await errorOf(res, status)).toEqual(thrown.toBody());
+      expect(await expectErrorBody(res, status)).toEqual(thrown.toBody());
     }
   });
 
@@ -84,7 +74,7 @@ describe("authenticate that fails", () => {
         },
       }),
     });
-    const body = await errorOf(await call(search), 401);
+    const body = await expectErrorBody(await call(search), 401);
     expect(reasons(body)).toEqual(["UNAUTHENTICATED"]);
     expect(called).toBe(false);
   });
@@ -94,7 +84,7 @@ describe("handlers that fail", () => {
   it.each([99, Number.NaN, 200, 302, 999, 4.5])(
     "an ApiError of status %s is answered 500 with the error body, never HTML or a stack",
     async (status) => {
-      const { lines, logger } = capture();
+      const { lines, logger } = captureLogs();
       const { call } = await serve({
         logger,
         handlers: handlers({
@@ -103,7 +93,7 @@ describe("handlers that fail", () => {
           },
         }),
       });
-      expect(await errorOf(await call(search), 500)).toEqual({ code: 500, message: "internal error" });
+      expect(await expectErrorBody(await call(search), 500)).toEqual({ code: 500, message: "internal error" });
       expect(lines.some((line) => line.level === 50)).toBe(true);
     },
   );
@@ -118,7 +108,7 @@ describe("handlers that fail", () => {
     });
     const res = await call(search);
     expect(res.headers.get("set-cookie")).toBeNull();
-    await errorOf(res, 503);
+    await expectErrorBody(res, 503);
   });
 });
 
@@ -135,7 +125,7 @@ describe("bounded time", () => {
       }),
     });
     const started = performance.now();
-    const body = await errorOf(await call(search), 504);
+    const body = await expectErrorBody(await call(search), 504);
     expect(performance.now() - started).toBeLessThan(5000);
     expect(reasons(body)).toEqual(["DEADLINE_EXCEEDED"]);
     expect(signal?.aborted).toBe(true);
@@ -154,14 +144,14 @@ describe("bounded time", () => {
         },
       }),
     });
-    await errorOf(await call(search), 504);
+    await expectErrorBody(await call(search), 504);
     release({ userId: "alice" });
     await sleep(50);
     expect(called).toBe(false);
   });
 
   it("a client that goes away fires the handler's signal, and its line says 499", async () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = captureLogs();
     let aborted: Promise<unknown> = Promise.resolve();
     let entered: () => void = () => {};
     const inHandler = new Promise<void>((resolve) => (entered = resolve));
@@ -203,14 +193,14 @@ describe("/readyz", () => {
       state = value;
       const res = await call("/readyz");
       expect(res.headers.get("retry-after")).toBe("1");
-      const body = await errorOf(res, 503);
+      const body = await expectErrorBody(res, 503);
       expect(reasons(body)).toEqual(["UNAVAILABLE"]);
       expect(JSON.stringify(body)).not.toContain("55432");
       expect((await call("/healthz")).status).toBe(200);
     }
     state = "up";
     server.drain();
-    expect(reasons(await errorOf(await call("/readyz"), 503))).toEqual(["SHUTTING_DOWN"]);
+    expect(reasons(await expectErrorBody(await call("/readyz"), 503))).toEqual(["SHUTTING_DOWN"]);
     expect((await call("/healthz")).status).toBe(200);
   });
 });

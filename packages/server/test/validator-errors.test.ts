@@ -1,6 +1,6 @@
+import { errorBodyErrors } from "@compute-api/test-support";
 import * as OpenApiValidator from "express-openapi-validator";
 import { describe, expect, it } from "vitest";
-import { errorBodyErrors } from "../../contract/test/support/error-body.js";
 import { fromValidatorError } from "../src/validator-errors.js";
 
 const { BadRequest, MethodNotAllowed, NotFound, Unauthorized, UnsupportedMediaType } = OpenApiValidator.error;

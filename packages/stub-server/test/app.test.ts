@@ -3,10 +3,11 @@
  * failure the validator, the body parser or the router produce. Every error body is checked against ErrorBody.
  */
 import { loadSpec } from "@compute-api/contract";
+import { expectErrorBody } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { createApp } from "../src/index.js";
-import { expectError, json, reasons, startTestStub, type TestStub, violations } from "./support/stub.js";
+import { json, reasons, startTestStub, type TestStub, violations } from "./support/stub.js";
 
 let stub: TestStub;
 beforeAll(async () => {
@@ -47,7 +48,7 @@ describe("authentication", () => {
       as: null,
       headers: authorization ? { authorization } : {},
     });
-    const body = await expectError(res, 401);
+    const body = await expectErrorBody(res, 401);
     expect(body.message).toMatch(message);
     expect(reasons(body)).toEqual(["UNAUTHENTICATED"]);
     expect(JSON.stringify(body)).not.toContain("unknown-key-value");
@@ -66,7 +67,7 @@ describe("one error shape", () => {
   it("answers a method the path does not have with 405 and Allow", async () => {
     const res = await stub.call("/v1/projects/proj-alpha/cluster-machines/cm-alpha-01", { method: "GET" });
     expect(res.headers.get("allow")).toBe("PATCH");
-    expect(reasons(await expectError(res, 405))).toEqual(["METHOD_NOT_ALLOWED"]);
+    expect(reasons(await expectErrorBody(res, 405))).toEqual(["METHOD_NOT_ALLOWED"]);
   });
 
   it("answers a body over 1 MiB with 413", async () => {
@@ -74,7 +75,7 @@ describe("one error shape", () => {
       method: "POST",
       body: JSON.stringify({ apikeyId: "x".repeat(1024 * 1024) }),
     });
-    await expectError(res, 413);
+    await expectErrorBody(res, 413);
   });
 
   it("answers a body that is not JSON with 415", async () => {
@@ -83,18 +84,18 @@ describe("one error shape", () => {
       body: "apikeyId=abcd",
       headers: { "content-type": "text/plain" },
     });
-    await expectError(res, 415);
+    await expectErrorBody(res, 415);
   });
 
   it("answers malformed JSON with 400 naming the body as a whole", async () => {
-    const body = await expectError(await stub.call("/v1/api-keys", { method: "POST", body: '{"apikeyId":' }), 400);
+    const body = await expectErrorBody(await stub.call("/v1/api-keys", { method: "POST", body: '{"apikeyId":' }), 400);
     expect(violations(body)).toEqual([{ field: "", description: "body is not valid JSON", reason: "malformed-json" }]);
   });
 
   it.each(["/v1/clusters", "/nothing-here", "/v1/projects/proj-alpha/cluster-machines"])(
     "answers the unknown route %s with 404",
     async (path) => {
-      await expectError(await stub.call(path), 404);
+      await expectErrorBody(await stub.call(path), 404);
     },
   );
 
@@ -103,22 +104,22 @@ describe("one error shape", () => {
       "/v1/projects/-bad/cluster-machines/cm-alpha-01",
       json("PATCH", { powerState: "SIDEWAYS", extra: 1 }),
     );
-    const fields = violations(await expectError(res, 400)).map((v) => v.field);
+    const fields = violations(await expectErrorBody(res, 400)).map((v) => v.field);
     expect(fields.sort()).toEqual(["extra", "powerState", "projectId"]);
   });
 
   it("answers an unknown query parameter with 400", async () => {
-    const body = await expectError(await stub.call("/v1/resources/search?query=alpha&page=2"), 400);
+    const body = await expectErrorBody(await stub.call("/v1/resources/search?query=alpha&page=2"), 400);
     expect(violations(body).map((v) => v.field)).toEqual(["page"]);
   });
 
   it("answers headers over Node's size limit with 431 and the error body, not Node's empty answer", async () => {
     const res = await stub.call("/v1/resources/search?query=alpha", { headers: { "x-padding": "a".repeat(20_000) } });
-    expect(reasons(await expectError(res, 431))).toEqual(["HEADERS_TOO_LARGE"]);
+    expect(reasons(await expectErrorBody(res, 431))).toEqual(["HEADERS_TOO_LARGE"]);
   });
 
   it("answers a path segment that does not decode with 400, never echoing the path as a field", async () => {
-    const body = await expectError(
+    const body = await expectErrorBody(
       await stub.call("/v1/projects/proj%FF/cluster-machines/cm-alpha-01", json("PATCH", { state: "ACTIVE" })),
       400,
     );

@@ -4,9 +4,9 @@
  * union shows each of its types with no schema row of type `any`.
  */
 import { loadSpec } from "@compute-api/contract";
+import { launchChromium, skipWithoutChromium } from "@compute-api/test-support/browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, skipWithoutChromium } from "../../../test/support/browser.js";
 import { startTestStub, type TestStub } from "./support/stub.js";
 
 const spec = loadSpec() as unknown as {

@@ -4,10 +4,11 @@
  * operation's handler and so changes nothing, and is named in the request's log line.
  */
 import { loadSpec, specOperations } from "@compute-api/contract";
+import { expectErrorBody } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectFastTotalParser, parseBudgetMs, parseMs } from "../../../test/adversarial/support/header-fuzz.js";
 import { type FaultOptions, injectedError, maxPreferLength, parsePrefer } from "../src/faults.js";
-import { expectError, json, reasons, startTestStub, type TestStub, validator, violations } from "./support/stub.js";
+import { json, reasons, startTestStub, type TestStub, validator, violations } from "./support/stub.js";
 
 const spec = loadSpec();
 const machine = "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01";
@@ -74,7 +75,7 @@ describe("Prefer", () => {
       async (status) => {
         const before = await state(stub);
         const res = await stub.call(path, { ...init, headers: { prefer: `code=${status}` } });
-        const body = await expectError(res, status);
+        const body = await expectErrorBody(res, status);
         expect(res.headers.get("preference-applied")).toBe(`code=${status}`);
         if (status === 429 || status === 503) {
           expect(res.headers.get("retry-after")).toBe("1");
@@ -89,7 +90,7 @@ describe("Prefer", () => {
   });
 
   it("answers a code the operation does not document with 400 naming the header", async () => {
-    const body = await expectError(await stub.call(search, { headers: { prefer: "code=404" } }), 400);
+    const body = await expectErrorBody(await stub.call(search, { headers: { prefer: "code=404" } }), 400);
     expect(violations(body)).toEqual([expect.objectContaining({ field: "header.prefer", reason: "prefer" })]);
   });
 
@@ -105,7 +106,7 @@ describe("Prefer", () => {
   });
 
   it("never creates a key it was asked to fail, so the same id is free afterwards", async () => {
-    await expectError(
+    await expectErrorBody(
       await stub.call("/v1/api-keys", {
         ...json("POST", { apikeyId: "failed-once" }),
         headers: { prefer: "code=500" },
@@ -124,14 +125,14 @@ describe("Prefer", () => {
   });
 
   it.each(["latency=-1", "latency=soon", "latency=600000"])("answers %s with 400 naming the header", async (prefer) => {
-    const body = await expectError(await stub.call(search, { headers: { prefer } }), 400);
+    const body = await expectErrorBody(await stub.call(search, { headers: { prefer } }), 400);
     expect(violations(body).map((v) => v.field)).toEqual(["header.prefer"]);
   });
 
   it("answers a Prefer over maxPreferLength with 400 naming the header, at once; one at the limit is honoured", async () => {
     const started = performance.now();
     const long = `x="${'\\"'.repeat(6000)}`;
-    const body = await expectError(await stub.call(search, { headers: { prefer: `code=503, ${long}` } }), 400);
+    const body = await expectErrorBody(await stub.call(search, { headers: { prefer: `code=503, ${long}` } }), 400);
     expect(performance.now() - started).toBeLessThan(1000);
     expect(violations(body)).toEqual([
       expect.objectContaining({
@@ -142,7 +143,7 @@ describe("Prefer", () => {
     ]);
     const atLimit = `code=503, x="${"a".repeat(maxPreferLength - 14)}"`;
     expect(atLimit).toHaveLength(maxPreferLength);
-    await expectError(await stub.call(search, { headers: { prefer: atLimit } }), 503);
+    await expectErrorBody(await stub.call(search, { headers: { prefer: atLimit } }), 503);
   });
 
   it("names what it injected in the request's log line", async () => {
@@ -209,7 +210,7 @@ describe("--faults", () => {
         ...json("PATCH", { state: "FAILED" }),
         headers: { "x-request-id": "fault-log" },
       });
-      const body = await expectError(res, 503);
+      const body = await expectErrorBody(res, 503);
       expect(reasons(body)).toEqual(["UNAVAILABLE"]);
       expect(res.headers.get("retry-after")).toBe("1");
       await expect.poll(() => stub.logs.find((l) => l.includes("fault-log"))).toBeDefined();
@@ -262,7 +263,7 @@ describe("--rate-limit", () => {
       expect(statuses).toEqual([200, 200, 429]);
       const before = await stub.call("/v1/resources/search?query=cl-train-01", { as: "bob" }).then((r) => r.json());
       const limited = await stub.call(machine, json("PATCH", { state: "FAILED" }));
-      const body = await expectError(limited, 429);
+      const body = await expectErrorBody(limited, 429);
       expect(limited.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
       expect(body.details).toContainEqual(
         expect.objectContaining({ "@type": "type.googleapis.com/google.rpc.RetryInfo" }),

@@ -5,8 +5,9 @@
  */
 import { request } from "node:http";
 import { maxFieldViolations } from "@compute-api/contract";
+import { type ErrorBodyLike, expectErrorBody } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ErrorBodyLike, expectError, startTestStub, type TestStub, violations } from "./support/stub.js";
+import { startTestStub, type TestStub, violations } from "./support/stub.js";
 
 let stub: TestStub;
 beforeAll(async () => {
@@ -43,7 +44,7 @@ describe("a query past 1,000 pairs (empty ones count for node:querystring) is ch
     ],
     ["an undeclared parameter after 1,000 `&`", `query=ok${"&".repeat(1000)}&evil=1`, "evil"],
   ])("%s: 400 naming it", async (_name, search, field) => {
-    const body = await expectError(await stub.call(`/v1/resources/search?${search}`), 400);
+    const body = await expectErrorBody(await stub.call(`/v1/resources/search?${search}`), 400);
     expect(violations(body).map((v) => v.field)).toEqual([field]);
   });
 });
@@ -52,7 +53,7 @@ describe("130,000 invalid volume ids (maxItems is 64)", () => {
   const body = JSON.stringify({ volumeIds: Array.from({ length: 130_000 }, () => "!") });
 
   it(`is 400 with at most ${maxFieldViolations} violations`, async () => {
-    const answer = await expectError(await stub.call(machine, { method: "PATCH", body }), 400);
+    const answer = await expectErrorBody(await stub.call(machine, { method: "PATCH", body }), 400);
     expect(violations(answer).length).toBeGreaterThan(0);
     expect(violations(answer).length).toBeLessThanOrEqual(maxFieldViolations);
   });

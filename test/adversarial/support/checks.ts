@@ -1,6 +1,6 @@
 /**
- * Checks shared by the adversarial suites: an error answer is the spec's ErrorBody (JSON, `code` = status,
- * never HTML), and reading a cluster's state to show that a refused request changed nothing.
+ * Checks shared by the adversarial suites (an error answer is checked by @compute-api/test-support's
+ * errorBodyProblems): reading a cluster's state to show that a refused request changed nothing.
  */
 
 import { type Answer, jsonRequest, send } from "@compute-api/conformance/testing";
@@ -8,20 +8,6 @@ import { createSchemaValidator, type ErrorBody, loadSpec } from "@compute-api/co
 
 export const spec = loadSpec();
 export const validator = createSchemaValidator(spec);
-
-/** Problems with an answer that should be an error with one of the statuses: empty when it is right. */
-export function errorProblems(answer: Answer, statuses: readonly number[]): string[] {
-  const problems: string[] = [];
-  if (!statuses.includes(answer.status)) problems.push(`status ${answer.status}, expected ${statuses.join(" or ")}`);
-  if (!/^application\/json/.test(String(answer.headers["content-type"] ?? "")))
-    problems.push(`content-type ${String(answer.headers["content-type"])}`);
-  if (/<html|<body/i.test(answer.text)) problems.push("HTML in the body");
-  const errors = validator.validate("#/components/schemas/ErrorBody", answer.json);
-  if (errors.length > 0)
-    problems.push(`not an ErrorBody: ${errors.map((e) => `${e.instancePath} ${e.message}`).join("; ")}`);
-  if ((answer.json as ErrorBody | undefined)?.code !== answer.status) problems.push("code is not the HTTP status");
-  return problems;
-}
 
 /** Throws listing the problems, with the answer, when there are any. */
 export function expectNoProblems(problems: string[], answer: Answer, what: string): void {

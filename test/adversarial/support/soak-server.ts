@@ -7,7 +7,8 @@ import { createServer, type Server } from "node:http";
 import { answerClientErrors, createLogger } from "@compute-api/contract/http";
 import { createGateway } from "@compute-api/gateway";
 import { startServer } from "@compute-api/stub-server";
-import { listenLocal, userKeys } from "./targets.js";
+import { listenLocal } from "@compute-api/test-support";
+import { userKeys } from "./targets.js";
 
 /** A message from the parent. */
 export type ToServer = { type: "memory" } | { type: "stop" };
@@ -28,7 +29,7 @@ if (role === "stub") {
   const gateway = await createGateway({ upstream, logger: createLogger({ level: "silent" }) });
   const server: Server = createServer(gateway.app);
   answerClientErrors(server);
-  const url = await listenLocal(server);
+  const { url } = await listenLocal(server);
   close = async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));

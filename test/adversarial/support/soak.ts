@@ -14,8 +14,9 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseDecimal } from "@compute-api/client";
 import { type Answer, type MutantInput, type RequestInput, send, toRawRequest } from "@compute-api/conformance/testing";
+import { errorBodyProblems } from "@compute-api/test-support";
 import fc from "fast-check";
-import { clusterState, errorProblems, violationsOf } from "./checks.js";
+import { clusterState, violationsOf } from "./checks.js";
 import { facts } from "./facts.js";
 import {
   createKeyProblems,
@@ -295,7 +296,7 @@ async function load(
 
   const judge = (p: Planned, answer: Answer): string[] => {
     if (p.mutant) {
-      const problems = errorProblems(answer, [400]);
+      const problems = errorBodyProblems(answer, [400]);
       if (!violationsOf(answer.json).some((v) => v.field === p.mutant?.field))
         problems.push(`no violation names ${JSON.stringify(p.mutant.field)}`);
       return problems;

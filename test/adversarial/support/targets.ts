@@ -2,12 +2,12 @@
  * What the adversarial suites attack: the stub server on an ephemeral 127.0.0.1 port, or the validation gateway
  * listening in front of it. Each built-in user gets a known key.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import { answerClientErrors, createLogger } from "@compute-api/contract/http";
 import { builtinFixtures } from "@compute-api/fixtures";
 import { createGateway } from "@compute-api/gateway";
 import { startServer } from "@compute-api/stub-server";
+import { listenLocal } from "@compute-api/test-support";
 
 /** Where requests go: straight to the stub, or through a gateway whose upstream is the stub. */
 export type TargetName = "stub" | "gateway";
@@ -39,15 +39,6 @@ export const userKeys: Record<UserId, string> = {
   erin: "cak_adversarial-erin",
 };
 
-/** Listens an express app (or any request listener) on an ephemeral 127.0.0.1 port. */
-export async function listenLocal(server: Server): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
 /** Starts a fresh stub (fresh state) and, for `gateway`, a gateway in front of it. */
 export async function startTarget(name: TargetName): Promise<Target> {
   const stub = await startServer({ port: 0, host: "127.0.0.1", apiKeys: userKeys });
@@ -56,7 +47,7 @@ export async function startTarget(name: TargetName): Promise<Target> {
   const server = createServer(gateway.app);
   // As compute-gateway's serve() does.
   answerClientErrors(server);
-  const url = await listenLocal(server);
+  const { url } = await listenLocal(server);
   return {
     name,
     url,

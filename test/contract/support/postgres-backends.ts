@@ -1,10 +1,10 @@
 /**
  * The Postgres example (examples/postgres) as a backend of the contract suite and the conformance runner: on
- * embedded PGlite, and on a real PostgreSQL server of its own (test/support/postgres.ts), each serving the
+ * embedded PGlite, and on a real PostgreSQL server of its own (@compute-api/test-support/postgres), each serving the
  * built-in data with the keys it is given.
  */
 import { startPostgresServer } from "@compute-api/example-postgres";
-import { startPostgres } from "../../support/postgres.js";
+import { startPostgres } from "@compute-api/test-support/postgres";
 import type { Backend } from "./contract-suite.js";
 
 /** The example on PGlite in memory: a fresh database per start. */

@@ -1,15 +1,15 @@
 /**
- * The pg.Pool adapter against a real PostgreSQL server (test/support/postgres.ts; skipped with one line without
+ * The pg.Pool adapter against a real PostgreSQL server (@compute-api/test-support/postgres; skipped with one line without
  * it, except under CI): a connection the server ends fails only its own work, and never the process; statements
  * are bounded (statement_timeout, lock_timeout, the wait for a connection) and cancelled on the server when their
  * signal fires; start-up work is not bounded.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "@compute-api/contract";
+import { freePort } from "@compute-api/test-support";
+import { type Postgres, skipWithoutPostgres, startPostgres } from "@compute-api/test-support/postgres";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Postgres, skipWithoutPostgres, startPostgres } from "../../../../test/support/postgres.js";
-import { freePort } from "../../../../test/support/processes.js";
 import type { Database } from "../../src/database/database.js";
 import { createPoolDatabase, type PoolDatabaseOptions } from "../../src/database/pool-database.js";
 

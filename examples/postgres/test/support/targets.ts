@@ -1,6 +1,6 @@
 /**
- * Where the example's suites run: PGlite in memory (always), or a real PostgreSQL server (test/support/postgres.ts
- * of the repository), each suite with a database of its own.
+ * Where the example's suites run: PGlite in memory (always), or a real PostgreSQL server
+ * (@compute-api/test-support/postgres), each suite with a database of its own.
  */
 import pg from "pg";
 import type { PostgresServerOptions } from "../../src/index.js";

@@ -1,35 +1,9 @@
-/** Real servers on ephemeral 127.0.0.1 ports: test upstreams and gateways whose log lines are kept. */
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
-import { Writable } from "node:stream";
+/** Test upstreams and gateways on ephemeral 127.0.0.1 ports, the gateways' log lines kept. */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { ResponseValidationMode } from "@compute-api/contract";
-import { createLogger } from "@compute-api/contract/http";
+import { captureLogs, type Listening, listenLocal } from "@compute-api/test-support";
 import { afterAll, beforeAll } from "vitest";
 import { createGateway, type Gateway, type GatewayOptions } from "../../src/index.js";
-
-/** A listening server and how to reach and stop it. */
-export interface Listening {
-  server: Server;
-  url: string;
-  port: number;
-  close(): Promise<void>;
-}
-
-/** Listens on an ephemeral 127.0.0.1 port. */
-export async function listen(listener: RequestListener | Server): Promise<Listening> {
-  const server = typeof listener === "function" ? createServer(listener) : listener;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    server,
-    port,
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
 
 /** A request as the upstream received it. */
 export interface Received {
@@ -52,7 +26,7 @@ export interface TestUpstream extends Listening {
 /** Starts a TestUpstream. */
 export async function testUpstream(): Promise<TestUpstream> {
   let upstream: TestUpstream | undefined;
-  const listening = await listen((req, res) => {
+  const listening = await listenLocal((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -95,22 +69,14 @@ export interface TestGateway extends Listening {
 
 /** Builds and starts a gateway in front of upstream, logging into memory. */
 export async function testGateway(options: GatewayOptions): Promise<TestGateway> {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
-      done();
-    },
-  });
-  const gateway = await createGateway({ logger: createLogger({ destination, level: "debug" }), ...options });
-  const listening = await listen(createServer(gateway.app));
+  const logs = captureLogs({ level: "debug" });
+  const gateway = await createGateway({ logger: logs.logger, ...options });
+  const listening = await listenLocal(createServer(gateway.app));
   return {
     ...listening,
     gateway,
-    get logs() {
-      return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    },
-    logText: () => lines.join("\n"),
+    logs: logs.lines,
+    logText: logs.text,
     close: async () => {
       await listening.close();
       await gateway.close();

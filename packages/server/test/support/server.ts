@@ -1,8 +1,7 @@
 /**
  * A compute server for the tests: a tiny in-memory implementation (one machine, keys by id, an empty search) on
- * an ephemeral 127.0.0.1 port, its handlers overridden per test, closed after each; and a log that keeps its lines.
+ * an ephemeral 127.0.0.1 port, its handlers overridden per test, closed after each.
  */
-import { createLogger } from "@compute-api/contract/http";
 import { afterEach } from "vitest";
 import {
   type ComputeServerOptions,
@@ -38,15 +37,6 @@ export const handlers = (overrides: Partial<Handlers<Caller>> = {}): Handlers<Ca
   searchResources: () => ({ results: [] }),
   ...overrides,
 });
-
-/** A log destination that keeps each line, parsed. */
-export function capture() {
-  const lines: Record<string, unknown>[] = [];
-  return {
-    lines,
-    logger: createLogger({ level: "info", destination: { write: (line: string) => lines.push(JSON.parse(line)) } }),
-  };
-}
 
 export const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

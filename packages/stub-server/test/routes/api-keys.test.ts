@@ -1,6 +1,8 @@
 /** createApiKey against a real stub: keys that work at once with their user's access, 409 on a duplicate id. */
+
+import { expectErrorBody } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError, json, reasons, startTestStub, type TestStub, type UserId, violations } from "../support/stub.js";
+import { json, reasons, startTestStub, type TestStub, type UserId, violations } from "../support/stub.js";
 
 let stub: TestStub;
 beforeAll(async () => {
@@ -59,7 +61,7 @@ describe("createApiKey", () => {
       as: null,
       headers: { authorization: `Bearer ${first.key}` },
     });
-    const body = await expectError(again, 409);
+    const body = await expectErrorBody(again, 409);
     expect(body.details).toEqual([
       {
         "@type": "type.googleapis.com/google.rpc.ErrorInfo",
@@ -68,7 +70,7 @@ describe("createApiKey", () => {
         metadata: { apikeyId: "twice-key" },
       },
     ]);
-    await expectError(await create("default"), 409);
+    await expectErrorBody(await create("default"), 409);
   });
 
   it("lets another user use the same id", async () => {
@@ -83,7 +85,7 @@ describe("createApiKey", () => {
   });
 
   it("answers 403 for a user who may not create keys", async () => {
-    expect(reasons(await expectError(await create("dave-key", "dave"), 403))).toEqual(["PERMISSION_DENIED"]);
+    expect(reasons(await expectErrorBody(await create("dave-key", "dave"), 403))).toEqual(["PERMISSION_DENIED"]);
   });
 
   it.each([
@@ -92,11 +94,11 @@ describe("createApiKey", () => {
     ["uppercase", "CI-Key"],
     ["not a string", 12345],
   ])("answers 400 for an apikeyId %s", async (_name, apikeyId) => {
-    expect(violations(await expectError(await create(apikeyId), 400)).map((v) => v.field)).toEqual(["apikeyId"]);
+    expect(violations(await expectErrorBody(await create(apikeyId), 400)).map((v) => v.field)).toEqual(["apikeyId"]);
   });
 
   it("answers 400 for a body without apikeyId", async () => {
-    const body = await expectError(await stub.call("/v1/api-keys", json("POST", {})), 400);
+    const body = await expectErrorBody(await stub.call("/v1/api-keys", json("POST", {})), 400);
     expect(violations(body)).toMatchObject([{ field: "apikeyId", reason: "required" }]);
   });
 });

@@ -1,17 +1,9 @@
 /** updateClusterMachine against a real stub with the built-in data: the PATCH rules of the spec. */
 import { connect } from "node:net";
+import { type ErrorBodyLike, expectErrorBody } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Cluster, ClusterMachine } from "../../src/types.js";
-import {
-  type ErrorBodyLike,
-  expectError,
-  json,
-  reasons,
-  startTestStub,
-  type TestStub,
-  type UserId,
-  violations,
-} from "../support/stub.js";
+import { json, reasons, startTestStub, type TestStub, type UserId, violations } from "../support/stub.js";
 
 let stub: TestStub;
 beforeAll(async () => {
@@ -101,17 +93,17 @@ describe("updateClusterMachine", () => {
   });
 
   it("answers 403 for a project the caller cannot access, whether or not it exists", async () => {
-    const exists = await expectError(await patch("proj-gamma", "cm-gamma-01", { state: "FAILED" }), 403);
-    const missing = await expectError(await patch("proj-nowhere", "cm-gamma-01", { state: "FAILED" }), 403);
+    const exists = await expectErrorBody(await patch("proj-gamma", "cm-gamma-01", { state: "FAILED" }), 403);
+    const missing = await expectErrorBody(await patch("proj-nowhere", "cm-gamma-01", { state: "FAILED" }), 403);
     expect(exists.message.replace("proj-gamma", "P")).toBe(missing.message.replace("proj-nowhere", "P"));
     expect(reasons(exists)).toEqual(["PERMISSION_DENIED"]);
     expect((await cluster("cl-sim-01", "bob")).machines?.[0]?.state).toBe("STATE_UNSPECIFIED");
   });
 
   it("answers 404 for a machine that is not in the project", async () => {
-    await expectError(await patch("proj-alpha", "cm-404", { state: "FAILED" }), 404);
+    await expectErrorBody(await patch("proj-alpha", "cm-404", { state: "FAILED" }), 404);
     // cm-beta-01 exists, in proj-beta, which alice may also access.
-    const body = await expectError(await patch("proj-alpha", "cm-beta-01", { state: "FAILED" }), 404);
+    const body = await expectErrorBody(await patch("proj-alpha", "cm-beta-01", { state: "FAILED" }), 404);
     expect(reasons(body)).toEqual(["NOT_FOUND"]);
   });
 
@@ -150,14 +142,14 @@ describe("updateClusterMachine", () => {
     // Ajv compared every pair of ids when the items schema was a bare $ref: 25 s of CPU for this body.
     const started = Date.now();
     const body = { volumeIds: Array.from({ length: 60_000 }, (_, i) => `vol-${i}`) };
-    const error = await expectError(await patch("proj-alpha", "cm-alpha-01", body), 400);
+    const error = await expectErrorBody(await patch("proj-alpha", "cm-alpha-01", body), 400);
     expect(violations(error).map((v) => v.reason)).toEqual(["maxItems"]);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it.each(refused)("answers 400 for %s and changes nothing", async (_name, { body, fields }) => {
     const before = await cluster("cl-train-01");
-    const error = await expectError(await patch("proj-alpha", "cm-alpha-01", body), 400);
+    const error = await expectErrorBody(await patch("proj-alpha", "cm-alpha-01", body), 400);
     expect(violations(error).map((v) => v.field)).toEqual(fields);
     expect(await cluster("cl-train-01")).toEqual(before);
   });

@@ -1,8 +1,9 @@
 /** searchResources against real stubs: the built-in data for the rules, a generated set for the cap. */
 import { createSchemaValidator, loadSpec } from "@compute-api/contract";
 import { generateFixtures } from "@compute-api/fixtures";
+import { expectErrorBody } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError, startTestStub, type TestStub, type UserId, violations } from "../support/stub.js";
+import { startTestStub, type TestStub, type UserId, violations } from "../support/stub.js";
 
 interface Result {
   resourceName: string;
@@ -79,7 +80,7 @@ describe("searchResources", () => {
     ["a control character", "train%09gpu", "pattern"],
     ["over 256 characters", "a".repeat(257), "maxLength"],
   ])("answers 400 naming query for %s", async (_name, query, reason) => {
-    const body = await expectError(await stub.call(`/v1/resources/search?query=${query}`), 400);
+    const body = await expectErrorBody(await stub.call(`/v1/resources/search?query=${query}`), 400);
     expect(violations(body)).toMatchObject([{ field: "query", reason }]);
   });
 

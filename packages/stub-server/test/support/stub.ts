@@ -1,10 +1,8 @@
 /** A real stub on an ephemeral 127.0.0.1 port, with a key per built-in user, for the tests of this package. */
-import { Writable } from "node:stream";
 import { createSchemaValidator, loadSpec } from "@compute-api/contract";
-import { createLogger } from "@compute-api/contract/http";
 import { builtinFixtures } from "@compute-api/fixtures";
 import { apiKeyPrefix } from "@compute-api/server";
-import { expect } from "vitest";
+import { captureLogs, type ErrorBodyLike } from "@compute-api/test-support";
 import { type RunningStub, type ServerOptions, startServer } from "../../src/index.js";
 
 /** The built-in users. */
@@ -24,16 +22,10 @@ export async function startTestStub(options: ServerOptions = {}): Promise<TestSt
   const keys = Object.fromEntries(
     users.map((u) => [u, `${apiKeyPrefix}test-${u}-${Math.random().toString(36).slice(2)}`]),
   ) as Record<UserId, string>;
-  const logs: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs.push(...chunk.toString("utf8").split("\n").filter(Boolean));
-      done();
-    },
-  });
+  const { raw: logs, logger } = captureLogs();
   const stub = await startServer({
     port: 0,
-    logger: createLogger({ level: "info", destination }),
+    logger,
     ...options,
     apiKeys: Object.fromEntries(
       Object.entries(keys).filter(([u]) => (options.fixtures ?? builtinFixtures()).users.some((f) => f.id === u)),
@@ -57,27 +49,6 @@ export const json = (method: string, body: unknown): RequestInit => ({ method, b
 
 /** The spec's schemas, compiled once for the package's tests. */
 export const validator = createSchemaValidator(loadSpec());
-
-/** Asserts an error answer: the status, JSON, a body valid against ErrorBody whose code is the status. Returns the body. */
-export async function expectError(res: Response, status: number): Promise<ErrorBodyLike> {
-  const body = (await res.json()) as ErrorBodyLike;
-  expect({ status: res.status, body }).toMatchObject({ status, body: { code: status } });
-  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-  expect(validator.validate("#/components/schemas/ErrorBody", body)).toEqual([]);
-  return body;
-}
-
-/** What the tests read of an error body. */
-export interface ErrorBodyLike {
-  code: number;
-  message: string;
-  details?: {
-    "@type": string;
-    reason?: string;
-    metadata?: Record<string, string>;
-    fieldViolations?: { field: string; description: string; reason?: string }[];
-  }[];
-}
 
 /** The field violations of an error body. */
 export const violations = (body: ErrorBodyLike) => body.details?.flatMap((d) => d.fieldViolations ?? []) ?? [];

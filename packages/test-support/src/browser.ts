@@ -1,6 +1,6 @@
 /**
  * A headless Chromium for the tests that need a real browser (playwright-core downloads none), found by
- * test/support/system.ts: CHROMIUM_PATH, else `chromium` or `chromium-browser` on PATH or in /usr/bin.
+ * system.ts: CHROMIUM_PATH, else `chromium` or `chromium-browser` on PATH or in /usr/bin.
  * Suites that use it skip without it (`describe.skipIf(skipWithoutChromium())`), except under CI, where they fail.
  */
 import { type Browser, chromium } from "playwright-core";

@@ -1,23 +1,8 @@
 /**
- * What the suites that start real servers share: a free 127.0.0.1 port to give one, and the state of its processes
- * as /proc tells it, to check that none outlives its stop.
+ * The state of the processes a suite started, as /proc tells it, to check that none outlives its stop (nginx's
+ * master and workers, PostgreSQL's postmaster and backends, the project's commands).
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
-
-/** A port on 127.0.0.1 that was free a moment ago (another process may take it before its user binds it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
 
 /** The live (not zombie) children of `pid`, from /proc. */
 export function childrenOf(pid: number): number[] {

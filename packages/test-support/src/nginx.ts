@@ -10,7 +10,8 @@ import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { childrenOf, freePort } from "./processes.js";
+import { freePort } from "./listen-local.js";
+import { childrenOf } from "./processes.js";
 import { findProgram, nginxProgram, requireProgram, skipWithout } from "./system.js";
 
 /** A running nginx started by startNginx. */
@@ -186,7 +187,7 @@ function config(executable: string, prefix: string, http: string): string {
     ),
   ];
   return [
-    "# Written by test/support/nginx.ts: one test's nginx, everything it writes in this prefix.",
+    "# Written by @compute-api/test-support/nginx: one test's nginx, everything it writes in this prefix.",
     "daemon off;",
     "worker_processes 1;",
     // As root the workers would run as nobody, who cannot use this root-owned prefix's temp directories.

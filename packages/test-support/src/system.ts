@@ -35,7 +35,7 @@ export const chromiumProgram: SystemProgram = {
     'the browser suites (packages/gateway/test/cors.test.ts "a web front end in Chromium", packages/stub-server/test/docs.test.ts)',
 };
 
-/** nginx, as a real reverse proxy and load balancer in front of Node servers (test/support/nginx.ts). */
+/** nginx, as a real reverse proxy and load balancer in front of Node servers (nginx.ts). */
 export const nginxProgram: SystemProgram = {
   name: "nginx",
   env: "NGINX_PATH",
@@ -46,7 +46,7 @@ export const nginxProgram: SystemProgram = {
 };
 
 /**
- * PostgreSQL's server, `postgres`, for the suites that run against a real one (test/support/postgres.ts); `initdb` is
+ * PostgreSQL's server, `postgres`, for the suites that run against a real one (postgres.ts); `initdb` is
  * taken from the same directory. Debian keeps both out of PATH, in /usr/lib/postgresql/<major>/bin: the newest wins.
  */
 export const postgresProgram: SystemProgram = {

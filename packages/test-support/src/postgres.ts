@@ -13,8 +13,8 @@ import { accessSync, chownSync, constants, mkdtempSync, realpathSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "./listen-local.js";
 import { connectWhenReady, type PostgresProcess, readText, runPostgres, type StopMode } from "./postgres-process.js";
-import { freePort } from "./processes.js";
 import { findProgram, postgresProgram, requireProgram, skipWithout } from "./system.js";
 
 export type { StopMode } from "./postgres-process.js";
