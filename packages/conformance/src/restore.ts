@@ -5,6 +5,7 @@
  * When either cannot be found, the run stops before writing anything, saying what to change in the flags or in
  * the backend.
  */
+import { projectName } from "@compute-api/server/rules";
 import type { RawRequest } from "./http.js";
 import type { Exchange } from "./pacing.js";
 import type { AnsweredMachine } from "./update-rules.js";
@@ -33,7 +34,7 @@ export async function readMachine(
   const nothing = "; nothing was written";
   const projects = await exchange("searchResources", search(`type:project ${projectId}`));
   const names = resultsOf(projects.json).map((r) => String(r.resourceName));
-  if (projects.status !== 200 || !names.includes(`projects/${projectId}`)) {
+  if (projects.status !== 200 || !names.includes(projectName(projectId))) {
     throw new Error(
       `--writes needs --project to name a project that a type:project search shows the key, and the search "type:project ${projectId}" ` +
         (projects.status === 200 ? `shows ${list(names)}` : `answered ${projects.status}`) +
