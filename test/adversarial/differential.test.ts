@@ -20,8 +20,8 @@ import {
   sendBytes,
   toRawRequest,
 } from "@compute-api/conformance/testing";
-import { parseQueryString } from "@compute-api/contract";
 import { createLogger } from "@compute-api/contract/http";
+import { parseQueryString } from "@compute-api/contract/internal";
 import { createGateway } from "@compute-api/gateway";
 import { createContractValidator, errorHandler } from "@compute-api/server/validator";
 import { listenLocal } from "@compute-api/test-support";

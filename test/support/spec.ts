@@ -1,5 +1,6 @@
 /** The bundled document and helpers to look into it, for tests. */
-import { createSchemaValidator, loadSpec } from "@compute-api/contract";
+import { loadSpec } from "@compute-api/contract";
+import { createSchemaValidator } from "@compute-api/contract/internal";
 
 /** A schema of the bundled document, loosely typed. */
 export type Schema = Record<string, unknown> & {

@@ -3,7 +3,8 @@
  * judging one answer: a verdict is `null` when the check held, a sentence when it did not, and absent when the
  * check does not apply to the request. Response checks are the compiled contract's — the same the gateway uses.
  */
-import { type Contract, compareCodePoints, type ErrorBody, type FieldViolation } from "@compute-api/contract";
+import type { Contract, ErrorBody, FieldViolation } from "@compute-api/contract";
+import { compareCodePoints } from "@compute-api/contract/internal";
 import { maxSearchResults } from "@compute-api/server/rules";
 import type { Answer } from "./http.js";
 

@@ -4,7 +4,7 @@
  * status: 0 when every check passed, 1 when one failed or the run could not be made, 2 for bad flags.
  */
 import { writeFileSync } from "node:fs";
-import { loadSpec, specOperations } from "@compute-api/contract";
+import { loadSpec } from "@compute-api/contract";
 import {
   type CliIo,
   defaultText,
@@ -13,6 +13,7 @@ import {
   packageVersion,
   usageExitCode,
 } from "@compute-api/contract/cli";
+import { specOperations } from "@compute-api/contract/internal";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { formatReport, junitReport } from "./report.js";
 import { type ConformanceOptions, randomSeed, runConformance, runDefaults } from "./run.js";

@@ -4,7 +4,7 @@
  */
 
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
-import { ApiError, compileContract, hasRequestBody, internalError, pathOf, toApiError } from "@compute-api/contract";
+import { ApiError, compileContract, internalError, toApiError } from "@compute-api/contract";
 import {
   answerClientErrors,
   type CorsHandler,
@@ -15,6 +15,7 @@ import {
   jsonBodyReader,
   requestLogger,
 } from "@compute-api/contract/http";
+import { hasRequestBody, pathOf } from "@compute-api/contract/internal";
 import getRawBody from "raw-body";
 import { upstreamAcceptEncoding } from "./content-coding.js";
 import { type ForwardOptions, forward } from "./forward.js";

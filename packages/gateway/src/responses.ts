@@ -4,13 +4,9 @@
  * headers, the original body bytes), replaced by 502 (`enforce`) or flagged (`report`).
  */
 import type { ServerResponse } from "node:http";
-import {
-  type ApiError,
-  type Contract,
-  type ResponseValidationMode,
-  upstreamContractError,
-} from "@compute-api/contract";
+import type { ApiError, Contract, ResponseValidationMode } from "@compute-api/contract";
 import type { Logger } from "@compute-api/contract/http";
+import { upstreamContractError } from "@compute-api/contract/internal";
 import { decodeBody } from "./content-coding.js";
 import { clientResponseHeaders } from "./headers.js";
 import type { GatewayMetrics } from "./metrics.js";

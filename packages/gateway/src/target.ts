@@ -5,7 +5,8 @@
  * too, which RFC 3986 §2.3 makes the same as `.` — are removed (RFC 3986 §5.2.4); what is left must be a path
  * from `/`, without a fragment or a backslash.
  */
-import { type ApiError, invalidRequestTarget } from "@compute-api/contract";
+import type { ApiError } from "@compute-api/contract";
+import { invalidRequestTarget } from "@compute-api/contract/internal";
 
 /** 400: a request target the gateway will not forward. */
 const badTarget = invalidRequestTarget;

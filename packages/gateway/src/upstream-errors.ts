@@ -1,12 +1,12 @@
 /** The gateway's answers to a failed backend request: timeouts, TLS problems, unreachable or lost backends. */
+import type { ApiError } from "@compute-api/contract";
 import {
-  type ApiError,
   upstreamConnectionLost,
   upstreamResponseTooLarge,
   upstreamTimeout,
   upstreamTlsFailed,
   upstreamUnavailable,
-} from "@compute-api/contract";
+} from "@compute-api/contract/internal";
 
 // Errors that mean no connection could be made, as opposed to one that broke.
 const unreachable = new Set([

@@ -10,7 +10,8 @@
  * qualify stays as written.
  * @see https://spec.openapis.org/oas/v3.1.0#discriminator-object
  */
-import { deref, type OpenApiDocument } from "@compute-api/contract";
+import type { OpenApiDocument } from "@compute-api/contract";
+import { deref } from "@compute-api/contract/internal";
 
 type Schema = Record<string, unknown>;
 

@@ -3,8 +3,9 @@
  * (readiness: the implementation's check passes and the server is not draining), and the bundled spec at
  * `/openapi.json`.
  */
-import { notReady, type OpenApiDocument, shuttingDown } from "@compute-api/contract";
+import { notReady, type OpenApiDocument } from "@compute-api/contract";
 import type { Logger } from "@compute-api/contract/http";
+import { shuttingDown } from "@compute-api/contract/internal";
 import { type RequestHandler, Router } from "express";
 import { sendError } from "./error-handlers.js";
 import { signalOf } from "./request-deadline.js";

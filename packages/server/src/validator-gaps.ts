@@ -3,20 +3,19 @@
  * parser is the contract's in any app, a body sent to an operation that takes none, a JSON request without a required body,
  * and query parameters the operation does not declare, named as sent.
  */
+import { invalidRequest, type OpenApiDocument } from "@compute-api/contract";
 import {
   deref,
   hasRequestBody,
-  invalidRequest,
   mediaTypeOf,
   missingRequestBody,
-  type OpenApiDocument,
   parseQueryString,
   queryNames,
   searchOf,
   specOperations,
   undeclaredQueryParameter,
   unexpectedRequestBody,
-} from "@compute-api/contract";
+} from "@compute-api/contract/internal";
 import type { Request, RequestHandler } from "express";
 
 type OpenApiRequest = Request & { openapi?: { openApiRoute?: string } };

@@ -3,7 +3,8 @@
  * request of each operation, so one example request per operation is sent through it before the app takes traffic.
  */
 import type { Server } from "node:http";
-import { deref, type OpenApiDocument, parseQueryString, specOperations } from "@compute-api/contract";
+import type { OpenApiDocument } from "@compute-api/contract";
+import { deref, parseQueryString, specOperations } from "@compute-api/contract/internal";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import { fromValidatorError } from "./validator-errors.js";
 

@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
-import { loadSpec, type OpenApiDocument, parseQueryString } from "@compute-api/contract";
+import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
+import { parseQueryString } from "@compute-api/contract/internal";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { createContractValidator } from "../src/contract-validator.js";

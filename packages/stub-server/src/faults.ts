@@ -10,16 +10,9 @@
  * before the operation's handler, and so never changes state. Each is named in the request's log line.
  * @see https://www.rfc-editor.org/rfc/rfc7240
  */
-import {
-  ApiError,
-  bearerToken,
-  catalogueError,
-  invalidRequest,
-  type OpenApiDocument,
-  reasonOfStatus,
-  specOperations,
-} from "@compute-api/contract";
+import { ApiError, catalogueError, invalidRequest, type OpenApiDocument } from "@compute-api/contract";
 import type { RequestRecord } from "@compute-api/contract/http";
+import { bearerToken, reasonOfStatus, specOperations } from "@compute-api/contract/internal";
 import { seededRandom } from "@compute-api/fixtures";
 import { hashApiKey } from "@compute-api/server";
 import type { Request, RequestHandler, Response } from "express";

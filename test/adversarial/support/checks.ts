@@ -4,7 +4,8 @@
  */
 
 import { type Answer, jsonRequest, send } from "@compute-api/conformance/testing";
-import { createSchemaValidator, type ErrorBody, loadSpec } from "@compute-api/contract";
+import { type ErrorBody, loadSpec } from "@compute-api/contract";
+import { createSchemaValidator } from "@compute-api/contract/internal";
 
 export const spec = loadSpec();
 export const validator = createSchemaValidator(spec);

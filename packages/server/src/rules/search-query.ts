@@ -3,7 +3,12 @@
  * `maxSearchTerms` others.
  * @see openapi/paths/v1_resources_search.yaml
  */
-import { searchTermsRequired, searchTooManyTerms, searchTypeRepeated, searchTypeUnknown } from "@compute-api/contract";
+import {
+  searchTermsRequired,
+  searchTooManyTerms,
+  searchTypeRepeated,
+  searchTypeUnknown,
+} from "@compute-api/contract/internal";
 import type { Schemas } from "../types.js";
 
 /** The resource types search knows, such as `cluster` or `virtualMachine`. */

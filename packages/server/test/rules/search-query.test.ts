@@ -1,5 +1,6 @@
 /** Reading a search query: terms, the one `type:` term, and the 400s of the spec. */
-import { ApiError, searchQueryViolations } from "@compute-api/contract";
+import { ApiError } from "@compute-api/contract";
+import { searchQueryViolations } from "@compute-api/contract/internal";
 import { describe, expect, it } from "vitest";
 import { parseSearchQuery } from "../../src/rules/search-query.js";
 
