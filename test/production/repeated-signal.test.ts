@@ -6,7 +6,7 @@
  * Each command runs as a process of its own, in its own process group, which gets both signals 200 ms apart.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { freePort } from "@compute-api/test-support";
+import { freePort, groupAlive } from "@compute-api/test-support";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -16,7 +16,6 @@ import {
   call,
   exitWithin,
   failures,
-  groupAlive,
   killCommandProcesses,
   type LoggedStub,
   type Outcome,

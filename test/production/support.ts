@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createApp } from "@compute-api/stub-server";
-import { captureLogs, listenLocal } from "@compute-api/test-support";
+import { captureLogs, groupAlive, killGroup, listenLocal } from "@compute-api/test-support";
 import { Agent, request } from "undici";
 
 /** alice's key, known to every stub these suites start. */
@@ -185,15 +185,6 @@ process.on("exit", () => {
   for (const child of started) if (child.exitCode === null && child.pid) killGroup(child.pid);
 });
 
-/** Sends SIGKILL to a process group, if it still exists. */
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // gone already
-  }
-}
-
 /**
  * Starts `name` with `args` (as `node --import tsx`, the way its tests and `npm run` do); resolves once it listens
  * (`listeners` times: every worker of compute-gateway --workers), or rejects with its output.
@@ -257,16 +248,6 @@ export async function signalGroupTwice(
 /** Resolves with the exit code (or signal) of `running`, or with what says it is still running after `ms`. */
 export function exitWithin(running: CommandProcess, ms: number): Promise<number | string | null> {
   return Promise.race([running.exited, sleep(ms).then(() => `still running ${ms} ms later`)]);
-}
-
-/** Whether any process of the group `pid` leads is left. */
-export function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Polls `url`/readyz until it answers 200, or fails after `ms`. */

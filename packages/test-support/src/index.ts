@@ -12,4 +12,4 @@ export {
   expectErrorBody,
 } from "./error-body.js";
 export { freePort, type Listening, listenLocal } from "./listen-local.js";
-export { childrenOf, isRunning } from "./processes.js";
+export { childrenOf, groupAlive, isRunning, killGroup } from "./processes.js";

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "./listen-local.js";
-import { childrenOf } from "./processes.js";
+import { childrenOf, groupAlive, killGroup } from "./processes.js";
 import { findProgram, nginxProgram, requireProgram, skipWithout } from "./system.js";
 
 /** A running nginx started by startNginx. */
@@ -214,25 +214,6 @@ function configureArguments(executable: string): string {
     builds.set(executable, build);
   }
   return build;
-}
-
-/** SIGKILLs nginx's process group: the master `pid` and its workers. */
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
-}
-
-/** Whether any process of the group `pid` leads is left. */
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function readText(path: string): string {

@@ -32,3 +32,22 @@ function statFields(pid: number): string[] {
   // The command name may hold spaces and parentheses; the fields after its closing one are fixed.
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
+
+/** SIGKILLs the process group `pid` leads (a master and its workers, a command and its children), if any is left. */
+export function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/** Whether any process of the group `pid` leads is left. */
+export function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
