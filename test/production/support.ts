@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createApp } from "@compute-api/stub-server";
-import { captureLogs, groupAlive, killGroup, listenLocal } from "@compute-api/test-support";
+import { captureLogs, killGroup, listenLocal } from "@compute-api/test-support";
 import { Agent, request } from "undici";
 
 /** alice's key, known to every stub these suites start. */
