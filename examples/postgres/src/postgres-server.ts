@@ -78,11 +78,13 @@ export interface PostgresServer {
 }
 
 /** The database the options name; owned: whether the server opened it (and so closes it). */
-async function openDatabase(options: PostgresServerOptions): Promise<{ database: Database; owned: boolean }> {
+async function openDatabase(
+  options: PostgresServerOptions,
+  logger: Logger,
+): Promise<{ database: Database; owned: boolean }> {
   if (options.database) return { database: options.database, owned: false };
   const { statementTimeoutMs, lockTimeoutMs, acquireTimeoutMs } = options;
   if (options.databaseUrl) {
-    const logger = options.logger ?? createLogger({ level: "silent" });
     const pool = createPoolDatabase(options.databaseUrl, {
       statementTimeoutMs,
       lockTimeoutMs,
@@ -98,7 +100,7 @@ async function openDatabase(options: PostgresServerOptions): Promise<{ database:
 export async function createPostgresServer(options: PostgresServerOptions = {}): Promise<PostgresServer> {
   const spec = options.spec ?? loadSpec();
   const logger = options.logger ?? createLogger({ level: "silent" });
-  const { database: db, owned } = await openDatabase(options);
+  const { database: db, owned } = await openDatabase(options, logger);
   try {
     const { applied, unknown } = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, `applied ${applied.length} migrations`);
@@ -191,7 +193,8 @@ export interface RunningPostgresServer {
 export async function startPostgresServer(options: StartOptions = {}): Promise<RunningPostgresServer> {
   const address = { port: options.port ?? defaultPort, host: options.host ?? "127.0.0.1" };
   await checkPortFree(address.port, address.host);
-  const built = await createPostgresServer(options);
+  const logger = options.logger ?? createLogger({ level: "silent" });
+  const built = await createPostgresServer({ ...options, logger });
   let listening: Listening;
   try {
     listening = await listen(built.app, address);
@@ -209,7 +212,7 @@ export async function startPostgresServer(options: StartOptions = {}): Promise<R
     },
     drain: async ({ graceMs, timeoutMs }) => {
       built.drain();
-      await listening.drain({ graceMs, timeoutMs, logger: options.logger ?? createLogger({ level: "silent" }) });
+      await listening.drain({ graceMs, timeoutMs, logger });
       await built.close();
     },
   };
