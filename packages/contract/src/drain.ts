@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { Server as NetServer, type Socket } from "node:net";
-import type { Logger } from "@compute-api/contract/http";
+import type { Logger } from "./logging.js";
 
 /** The drain's defaults, the same for every command (`--shutdown-grace`, `--shutdown-timeout`). */
 export const drainDefaults = {
