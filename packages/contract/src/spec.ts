@@ -1,11 +1,23 @@
-/** The bundled OpenAPI document of @compute-api/spec, loaded once. */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+/**
+ * The bundled OpenAPI document of @compute-api/spec, loaded once. Node's file system is taken when a document is
+ * loaded (`process.getBuiltinModule`), not imported, so that the compiled contract bundles for a browser (the stub's
+ * MSW handlers), where the document is given rather than read.
+ */
 import { deref } from "./json-pointer.js";
+
+/** Node's file system and module loader, or a plain error where there is no Node (a browser: give the document). */
+function nodeBuiltins() {
+  const process = globalThis.process;
+  if (!process?.getBuiltinModule)
+    throw new Error("loading the OpenAPI document needs Node; elsewhere, pass the document");
+  return { fs: process.getBuiltinModule("node:fs"), module: process.getBuiltinModule("node:module") };
+}
 
 /** Path of the bundled document, wherever @compute-api/spec is installed; throws when it is not. */
 export function defaultSpecPath(): string {
-  return createRequire(import.meta.url).resolve("@compute-api/spec/openapi.json");
+  return nodeBuiltins()
+    .module.createRequire(import.meta.url)
+    .resolve("@compute-api/spec/openapi.json");
 }
 
 /** An OpenAPI 3.1 document as plain JSON. */
@@ -24,7 +36,7 @@ export function loadSpec(specPath?: string): OpenApiDocument {
   if (cached) return cached;
   let text: string;
   try {
-    text = readFileSync(specPath ?? defaultSpecPath(), "utf8");
+    text = nodeBuiltins().fs.readFileSync(specPath ?? defaultSpecPath(), "utf8");
   } catch (error) {
     throw new Error(
       `cannot read the OpenAPI document at ${specPath ?? "@compute-api/spec/openapi.json"} (is @compute-api/spec installed? In the repository, run npm install): ${String(error)}`,
