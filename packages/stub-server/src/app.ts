@@ -7,8 +7,11 @@ import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import { createLogger, type Logger } from "@compute-api/contract/http";
 import { builtinFixtures, defaultKeyId, type Fixtures, validFixtures } from "@compute-api/fixtures";
 import { createComputeServer } from "@compute-api/server";
-import type { Express } from "express";
+import { type Express, type RequestHandler, Router } from "express";
+import { adminRoutes } from "./admin.js";
 import { createFaults, type FaultOptions, InjectedError } from "./faults.js";
+import { defaultJournalSize, Journal } from "./journal.js";
+import { journalRecorder } from "./journal-http.js";
 import { metaRoutes } from "./meta-routes.js";
 import { Store, type User } from "./store/store.js";
 
@@ -33,6 +36,20 @@ export interface StubOptions {
   compress?: boolean;
   /** Faults to inject: the run's (`faults`, `latencyMs`, `drop`, `rateLimit`, `seed`) and whether `Prefer` is honoured (default yes). */
   faults?: FaultOptions;
+  /**
+   * The admin API under `/__stub/` (reset, snapshot, restore, load, the request journal, the faults at run time):
+   * on by default; `false` turns it off (and the journal with it); `token` makes every admin request send
+   * `Authorization: Bearer <token>`.
+   */
+  admin?: false | { token?: string | undefined };
+  /** How many answered requests the journal keeps (`GET /__stub/requests`); default 1000, 0 keeps none. */
+  journalSize?: number;
+  /**
+   * Where a reset takes the data it goes back to: a function that makes it afresh at each call (the command reads
+   * its `--data` file again, or generates its `--generate` set again). Default: a copy of `fixtures` (or of the
+   * built-in data) as given.
+   */
+  baseline?: () => Fixtures;
   /** Where request lines go; default a silent logger, as the gateway's (the command line logs at info). */
   logger?: Logger;
   /** The bundled spec; default the one of @compute-api/spec. */
@@ -57,17 +74,35 @@ export interface Stub {
 export async function createApp(options: StubOptions = {}): Promise<Stub> {
   const spec = options.spec ?? loadSpec();
   const { fixtures, adoptFixtures = false } = options;
+  const baseline = options.baseline ? { baseline: options.baseline } : {};
   const store = fixtures
-    ? new Store(adoptFixtures ? fixtures : validFixtures(fixtures, spec), undefined, { adopt: adoptFixtures })
-    : new Store(builtinFixtures());
+    ? new Store(adoptFixtures ? fixtures : validFixtures(fixtures, spec), undefined, {
+        adopt: adoptFixtures,
+        ...baseline,
+      })
+    : new Store(builtinFixtures(), undefined, { adopt: true, baseline: options.baseline ?? builtinFixtures });
   for (const [userId, key] of Object.entries(options.apiKeys ?? {})) {
     if (!store.addApiKey(userId, defaultKeyId, key)) throw new Error(`apiKeys: no user '${userId}' in the data`);
   }
-  const faults = createFaults(options.faults ?? {});
+  const admin = options.admin ?? {};
+  const faults = createFaults(options.faults ?? {}, { changeable: admin !== false });
+  // The journal only where the admin API can read it; its recorder is the first of the API's middleware.
+  const journal = admin === false ? undefined : new Journal(options.journalSize ?? defaultJournalSize);
+  const recorder =
+    journal && journal.size > 0
+      ? journalRecorder(journal, (text) => store.authenticate(text) !== undefined)
+      : undefined;
+  const routes = Router().use(metaRoutes());
+  if (journal)
+    routes.use(adminRoutes({ store, journal, faults, spec, token: admin === false ? undefined : admin.token }));
   const server = await createComputeServer<User>({
     spec,
     logger: options.logger ?? createLogger({ level: "silent" }),
-    authenticate: (token) => store.authenticate(token),
+    authenticate: (token, request) => {
+      const user = store.authenticate(token);
+      if (user) recorder?.noteUser(request, user.id);
+      return user;
+    },
     handlers: {
       updateClusterMachine: ({ principal, path, body }) =>
         store.updateClusterMachine(principal, path.projectId, path.id, body),
@@ -77,11 +112,13 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
     responses: "enforce",
     cors: options.corsOrigins ?? ["*"],
     compress: options.compress ?? false,
-    // The spec's YAML and its HTML reference, beside the server's /healthz and /openapi.json.
-    routes: metaRoutes(),
+    // The spec's YAML and its HTML reference, beside the server's /healthz and /openapi.json; the admin API.
+    routes,
     // The run's faults on /v1: latency, dropped connections, injected statuses (--latency, --drop, --faults);
     // then, per key and per request, before any state is touched: the rate limit and the caller's `Prefer`.
-    beforeValidation: faults.beforeValidation ? [faults.beforeValidation] : [],
+    beforeValidation: [recorder?.middleware, faults.beforeValidation].filter(
+      (handler): handler is RequestHandler => handler !== undefined,
+    ),
     beforeHandlers: faults.afterValidation ? [faults.afterValidation] : [],
     isExpectedError: (error) => error instanceof InjectedError,
   });

@@ -3,12 +3,15 @@
  * @compute-api/fixtures and the stub's faults; the data to serve, and what is printed once the stub listens.
  * Invalid flags exit with 2; data or start-up failures with 1.
  */
+
+import { isIP } from "node:net";
 import { loadSpec } from "@compute-api/contract";
-import { type CliIo, packageVersion } from "@compute-api/contract/cli";
+import { type CliIo, integerFlag, packageVersion } from "@compute-api/contract/cli";
 import { createLogger } from "@compute-api/contract/http";
 import { type DataFlags, dataOptions, FixtureError, type Fixtures, fixturesOf } from "@compute-api/fixtures";
 import { newApiKey } from "@compute-api/server";
 import {
+  apiKey,
   type DrainTimes,
   drainTimesOf,
   listeningLines,
@@ -17,6 +20,7 @@ import {
   serverCommand,
 } from "@compute-api/server/cli";
 import { type Command, Option } from "commander";
+import { adminPrefix } from "./admin.js";
 import { faultList, latencyRange, percent, requestRate } from "./cli-flags.js";
 import type { FaultOptions } from "./faults.js";
 import { type RunningStub, startServer } from "./server.js";
@@ -50,6 +54,7 @@ function program(io: CliIo): Command {
         'compute-stub -p 4020 --api-key "$KEY" --compress',
         "compute-stub --generate 100000 --seed 7",
         "compute-stub --faults 429=2%,503=1% --latency 20-200 --drop 0.5% --rate-limit 20/s",
+        'compute-stub --host 0.0.0.0 --admin-token "$ADMIN_TOKEN"   # beyond this machine: the admin API needs a token',
       ],
       exitStatus: {
         0: "stopped by SIGINT or SIGTERM after draining; or --help, --version",
@@ -83,7 +88,32 @@ function program(io: CliIo): Command {
     )
     .addOption(
       new Option("--no-prefer", "ignore the callers' Prefer header (code=…, latency=…), which is honoured by default"),
+    )
+    .addOption(
+      new Option(
+        "--admin-token <token>",
+        `token every request to the admin API (${adminPrefix}/) must send as Authorization: Bearer <token>; required with a --host beyond loopback`,
+      )
+        .env(adminTokenEnv)
+        .argParser(apiKey),
+    )
+    .addOption(new Option("--no-admin", `turn the admin API (${adminPrefix}/: reset, snapshot, journal, faults) off`))
+    .addOption(
+      new Option("--journal-size <n>", `requests the journal of ${adminPrefix}/requests keeps; 0 keeps none`)
+        .default(1000)
+        .argParser(integerFlag(0, 1_000_000)),
     );
+}
+
+/** The variable of --admin-token, named as COMPUTE_API_KEY. */
+export const adminTokenEnv = "COMPUTE_ADMIN_TOKEN";
+
+/** Whether a --host is reachable from this machine only: 127.0.0.0/8, ::1, localhost. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  if (bare === "localhost") return true;
+  if (isIP(bare) === 4) return bare.startsWith("127.");
+  return bare === "::1" || bare === "0:0:0:0:0:0:0:1" || bare.startsWith("::ffff:127.");
 }
 
 interface Flags extends ServerFlags, DataFlags {
@@ -92,6 +122,9 @@ interface Flags extends ServerFlags, DataFlags {
   drop?: number;
   rateLimit?: number;
   prefer: boolean;
+  adminToken?: string;
+  admin: boolean;
+  journalSize: number;
 }
 
 /** Runs the command: parses flags, loads the data, listens and prints the URL, a key and a curl line. */
@@ -100,6 +133,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
   const flags = parseServerFlags<Flags>(command, argv, io);
   if (typeof flags === "number") return { exitCode: flags };
 
+  // The admin API can replace the whole state and read every request: beyond this machine, only with a token.
+  if (flags.admin && flags.adminToken === undefined && !isLoopback(flags.host)) {
+    io.stderr(
+      `compute-stub: --host ${flags.host} listens beyond this machine, and the admin API (${adminPrefix}/) can reset the data and read every request: give it a token (--admin-token or ${adminTokenEnv}) or turn it off (--no-admin)\n`,
+    );
+    return { exitCode: 2 };
+  }
   const spec = loadSpec();
   let fixtures: Fixtures;
   try {
@@ -117,6 +157,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       fixtures,
       // Made or read (and checked) here for this stub alone: not checked again, nor copied.
       adoptFixtures: true,
+      // A reset makes the data again: reads --data's file again (an edited file is picked up), generates again.
+      baseline: () => fixturesOf(flags, spec),
+      admin: flags.admin ? { token: flags.adminToken } : false,
+      journalSize: flags.journalSize,
       apiKeys: user ? { [user.id]: key } : {},
       corsOrigins: flags.corsOrigins ?? ["*"],
       compress: flags.compress === true,
@@ -142,7 +186,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
     listeningLines(command, {
       name: "compute-stub",
       url: stub.url,
-      about: `docs: ${stub.url}/docs`,
+      about: `docs: ${stub.url}/docs${flags.admin ? `, admin: ${stub.url}${adminPrefix}/` : ""}`,
       user: user?.id,
       key: flags.apiKey === undefined ? { outcome: "new", key, lasts: "new at each start" } : { outcome: "given" },
     }),

@@ -107,34 +107,42 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * What the stub mounts: `beforeValidation` for the run's latency, drops and faults; `afterValidation` for rate
- * limits and `Prefer`. Each is undefined when the run has nothing for it to do, decided once, so that a run
- * without faults pays nothing for them per request.
+ * limits and `Prefer`. Without `changeable`, each is undefined when the run has nothing for it to do, decided once,
+ * so that a run without faults pays nothing for them per request; `changeable` (the admin API) mounts both, and
+ * each then looks at the settings of the moment.
  */
 export interface Faults {
   beforeValidation: RequestHandler | undefined;
   afterValidation: RequestHandler | undefined;
+  /** The settings in force. */
+  settings(): FaultOptions;
+  /**
+   * Replaces the settings, at once for the next request (with `changeable`). A new `seed` starts its sequence
+   * again; the rate limit's buckets start full again when the limit changes.
+   */
+  set(options: FaultOptions): void;
 }
 
-/** Creates the fault middleware of a run. */
-export function createFaults(options: FaultOptions): Faults {
-  const next = seededRandom(options.seed ?? 1);
-  const faults = options.faults ?? [];
+/** Creates the fault middleware of a run; `changeable`: its settings may change while it runs (`set`). */
+export function createFaults(initial: FaultOptions, { changeable = false }: { changeable?: boolean } = {}): Faults {
+  let options = initial;
+  let next = seededRandom(options.seed ?? 1);
   const buckets = new Map<string, { tokens: number; at: number }>();
-  const rate = options.rateLimit;
-  // A bucket holds a second's worth of requests, and at least one (for rates such as 1/min).
-  const capacity = Math.max(1, rate ?? 1);
+  const runsFaults = (o: FaultOptions) =>
+    o.latencyMs !== undefined || Boolean(o.drop) || (o.faults !== undefined && o.faults.length > 0);
 
   /** The run's faults, on every request to the API: latency, a dropped connection, an injected status. */
   const beforeValidation: RequestHandler = async (req, res, nextHandler) => {
-    if (!req.path.startsWith("/v1/")) return nextHandler();
+    if (!req.path.startsWith("/v1/") || !runsFaults(options)) return nextHandler();
+    const { latencyMs, drop, faults = [] } = options;
     const record = recordOf(res);
-    if (options.latencyMs) {
-      const { min, max } = options.latencyMs;
+    if (latencyMs) {
+      const { min, max } = latencyMs;
       const delay = Math.round(min + next() * (max - min));
       if (record) record.fields.latencyMs = delay;
       await sleep(delay);
     }
-    if (options.drop && next() < options.drop) {
+    if (drop && next() < drop) {
       if (record) record.fields.fault = "drop";
       req.socket.destroy();
       return;
@@ -155,7 +163,10 @@ export function createFaults(options: FaultOptions): Faults {
   /** Per API key and per request, once the key is known and the request valid: the rate limit, then `Prefer`. */
   const limitAndPrefer: RequestHandler = async (req, res, nextHandler) => {
     const record = recordOf(res);
+    const rate = options.rateLimit;
     if (rate !== undefined) {
+      // A bucket holds a second's worth of requests, and at least one (for rates such as 1/min).
+      const capacity = Math.max(1, rate);
       // Buckets are kept by the key's SHA-256, as the store keeps keys: never a key in clear text.
       const token = hashApiKey(bearerToken(req) ?? "");
       const now = performance.now();
@@ -205,18 +216,22 @@ export function createFaults(options: FaultOptions): Faults {
     nextHandler();
   };
 
-  const runFaults = options.latencyMs !== undefined || Boolean(options.drop) || faults.length > 0;
-  const honourPrefer = options.prefer !== false;
+  // Without a rate limit, only a request that sends `Prefer` (and a run that honours it) has anything to do there.
+  const afterValidation: RequestHandler = (req, res, nextHandler) =>
+    options.rateLimit !== undefined || (options.prefer !== false && req.headers.prefer !== undefined)
+      ? limitAndPrefer(req, res, nextHandler)
+      : nextHandler();
   return {
-    beforeValidation: runFaults ? beforeValidation : undefined,
+    beforeValidation: changeable || runsFaults(options) ? beforeValidation : undefined,
     afterValidation:
-      rate !== undefined
-        ? limitAndPrefer
-        : honourPrefer
-          ? // Without a rate limit, only a request that sends `Prefer` has anything to do here.
-            (req, res, nextHandler) =>
-              req.headers.prefer === undefined ? nextHandler() : limitAndPrefer(req, res, nextHandler)
-          : undefined,
+      changeable || options.rateLimit !== undefined || options.prefer !== false ? afterValidation : undefined,
+    settings: () => structuredClone(options),
+    set(changed) {
+      if (!changeable) throw new Error("these faults were not created changeable");
+      if (changed.seed !== options.seed) next = seededRandom(changed.seed ?? 1);
+      if (changed.rateLimit !== options.rateLimit) buckets.clear();
+      options = structuredClone(changed);
+    },
   };
 }
 

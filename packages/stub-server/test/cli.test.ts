@@ -1,8 +1,12 @@
 /** The command line: flags and environment, what it prints, exit codes, and the bin's clean shutdown. */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { type CliResult, runCli } from "../src/index.js";
 
 const started: CliResult[] = [];
@@ -71,6 +75,80 @@ describe("compute-stub flags", () => {
   });
 });
 
+describe("compute-stub's admin API flags", () => {
+  const reset = (url: string, token?: string) =>
+    fetch(`${url}/__stub/reset`, { method: "POST", headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+  it.each([["0.0.0.0"], ["::"], ["192.0.2.10"]])(
+    "refuses to listen on %s, beyond this machine, with the admin API but no token (exit 2)",
+    async (host) => {
+      const { exitCode, err, stub } = await run("--host", host, "--port", "0");
+      expect({ exitCode, stub }).toEqual({ exitCode: 2, stub: undefined });
+      expect(err).toMatch(/listens beyond this machine.*--admin-token or COMPUTE_ADMIN_TOKEN.*--no-admin/);
+    },
+  );
+
+  it("listens beyond loopback with --admin-token (or COMPUTE_ADMIN_TOKEN), whose admin API needs it", async () => {
+    vi.stubEnv("COMPUTE_ADMIN_TOKEN", "from-the-environment");
+    const { stub } = await run("--host", "0.0.0.0", "--port", "0", "--log-level", "silent");
+    const url = (stub?.url ?? "").replace("0.0.0.0", "127.0.0.1");
+    expect((await reset(url)).status).toBe(401);
+    expect((await reset(url, "from-the-environment")).status).toBe(200);
+    const flagged = await run("--port", "0", "--log-level", "silent", "--admin-token", "from-the-flag");
+    expect((await reset(flagged.stub?.url ?? "", "from-the-environment")).status).toBe(401);
+    expect((await reset(flagged.stub?.url ?? "", "from-the-flag")).status).toBe(200);
+  });
+
+  it("turns the admin API off with --no-admin, on any host, and says nothing of it", async () => {
+    const { stub, out } = await run("--host", "0.0.0.0", "--port", "0", "--log-level", "silent", "--no-admin");
+    expect(out).not.toContain("__stub");
+    expect((await reset((stub?.url ?? "").replace("0.0.0.0", "127.0.0.1"))).status).toBe(404);
+  });
+
+  it("reads its --data file again at a reset (an edited file is picked up), and keeps --journal-size requests", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "stub-reset-")), "data.yaml");
+    copyFileSync(example, file);
+    const { stub } = await run(
+      "--port",
+      "0",
+      "--log-level",
+      "silent",
+      "--api-key",
+      "cak_journal",
+      "--data",
+      file,
+      "--journal-size",
+      "1",
+    );
+    const url = stub?.url ?? "";
+    const first = await (await search(url, "cak_journal")).text();
+    expect((await reset(url)).status).toBe(200);
+    expect(await (await search(url, "cak_journal")).text()).toBe(first);
+    // The file edited: a new project of its first user.
+    const data = parseYaml(readFileSync(example, "utf8"));
+    data.projects.push({ id: "proj-new", billingAccountId: "ba-shop" });
+    data.users[0].projectIds.push("proj-new");
+    writeFileSync(file, stringifyYaml(data));
+    expect((await reset(url)).status).toBe(200);
+    const edited = await (await search(url, "cak_journal")).json();
+    expect(edited.results.map((r: { resourceName: string }) => r.resourceName)).toContain("projects/proj-new");
+    const journal = await (await fetch(`${url}/__stub/requests`)).json();
+    expect(journal.requests.map((r: { query: unknown }) => r.query)).toEqual([{ query: "type:project" }]);
+    // A file that can no longer be served: the reset answers 500 naming it, and the state stays.
+    writeFileSync(file, "users: 3");
+    const failed = await reset(url);
+    expect(failed.status).toBe(500);
+    expect(await failed.text()).toMatch(/data\.yaml cannot be served/);
+    expect((await search(url, "cak_journal")).status).toBe(200);
+  });
+
+  it("refuses a --journal-size that is not a whole number (exit 2)", async () => {
+    const { exitCode, err } = await run("--journal-size", "lots");
+    expect(exitCode).toBe(2);
+    expect(err).toMatch(/--journal-size.*whole number from 0 to 1000000/);
+  });
+});
+
 describe("compute-stub start-up", () => {
   it("injects the faults of its flags: --faults, --rate-limit, and Prefer unless --no-prefer", async () => {
     const { stub } = await run(
@@ -112,7 +190,7 @@ describe("compute-stub start-up", () => {
     expect(exitCode).toBe(0);
     const key = /^ {2}(cak_[A-Za-z0-9_-]{43})$/m.exec(out)?.[1] ?? "";
     const curl = /curl -H "Authorization: Bearer (\S+)" "(\S+)"/.exec(out);
-    expect(out).toContain(`listening on ${stub?.url} (docs: ${stub?.url}/docs)`);
+    expect(out).toContain(`listening on ${stub?.url} (docs: ${stub?.url}/docs, admin: ${stub?.url}/__stub/)`);
     expect(curl?.[1]).toBe(key);
     const res = await fetch(curl?.[2] ?? "", { headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(200);

@@ -1,0 +1,91 @@
+/**
+ * The fault settings as the admin API reads and writes them: in the syntax of the command-line flags (`--faults
+ * 429=2%,503=1%` is `"faults": "429=2%,503=1%"`), each parsed by the flag's own parser, so that there is one syntax
+ * to learn and one check of it.
+ */
+import type { FieldViolation } from "@compute-api/contract";
+import { faultList, latencyRange, percent, requestRate } from "./cli-flags.js";
+import type { FaultOptions } from "./faults.js";
+
+/** The settings in the flags' syntax; `null`: off. */
+export interface FaultSettings {
+  faults: string | null;
+  latency: string | null;
+  drop: string | null;
+  rateLimit: string | null;
+  prefer: boolean;
+  seed: number;
+}
+
+/** A share as the flags write it: 0.005 → `0.5%`. */
+const share = (value: number) => `${Number((value * 100).toFixed(6))}%`;
+
+/** Requests a second as the flags write them: `20/s`, or `1/min` for a rate under one a second that is whole a minute. */
+const rate = (perSecond: number) => {
+  const perMinute = Number((perSecond * 60).toFixed(6));
+  return perSecond < 1 && Number.isInteger(perMinute) ? `${perMinute}/min` : `${Number(perSecond.toFixed(6))}/s`;
+};
+
+/** The settings of a run in the flags' syntax. */
+export function faultSettingsOf(options: FaultOptions): FaultSettings {
+  const { faults, latencyMs, drop, rateLimit } = options;
+  return {
+    faults: faults?.length ? faults.map((f) => `${f.status}=${share(f.share)}`).join(",") : null,
+    latency: latencyMs
+      ? latencyMs.min === latencyMs.max
+        ? `${latencyMs.min}`
+        : `${latencyMs.min}-${latencyMs.max}`
+      : null,
+    drop: drop ? share(drop) : null,
+    rateLimit: rateLimit === undefined ? null : rate(rateLimit),
+    prefer: options.prefer !== false,
+    seed: options.seed ?? 1,
+  };
+}
+
+/** Each setting: the flag's parser, and the option it sets. */
+const parsers = {
+  faults: (v: string, o: FaultOptions) => Object.assign(o, { faults: faultList(v) }),
+  latency: (v: string, o: FaultOptions) => Object.assign(o, { latencyMs: latencyRange(v) }),
+  drop: (v: string, o: FaultOptions) => Object.assign(o, { drop: percent(v) }),
+  rateLimit: (v: string, o: FaultOptions) => Object.assign(o, { rateLimit: requestRate(v) }),
+} as const;
+const optionOf = { faults: "faults", latency: "latencyMs", drop: "drop", rateLimit: "rateLimit" } as const;
+
+/**
+ * The settings a change gives: `current` with the fields of `change` (a JSON object in the flags' syntax; `null`
+ * turns a fault off), or the violations that refuse it (nothing changes then).
+ */
+export function changeFaults(current: FaultOptions, change: unknown): FaultOptions | FieldViolation[] {
+  if (change === null || typeof change !== "object" || Array.isArray(change))
+    return [{ field: "body", description: 'must be a JSON object of fault settings, such as {"faults": "503=10%"}' }];
+  const next: FaultOptions = structuredClone(current);
+  const violations: FieldViolation[] = [];
+  for (const [name, value] of Object.entries(change)) {
+    const field = `body.${name}`;
+    if (name === "prefer") {
+      if (typeof value === "boolean") next.prefer = value;
+      else violations.push({ field, description: "must be true or false" });
+    } else if (name === "seed") {
+      if (Number.isInteger(value) && value >= 0 && value <= 2 ** 32 - 1) next.seed = value;
+      else violations.push({ field, description: "must be a whole number from 0 to 4294967295" });
+    } else if (name in parsers) {
+      const key = name as keyof typeof parsers;
+      if (value === null) delete next[optionOf[key]];
+      else if (typeof value !== "string")
+        violations.push({ field, description: "must be a string in the flag's syntax, or null" });
+      else {
+        try {
+          parsers[key](value, next);
+        } catch (error) {
+          violations.push({ field, description: (error as Error).message });
+        }
+      }
+    } else
+      violations.push({
+        field,
+        description: "is not a fault setting (faults, latency, drop, rateLimit, prefer, seed)",
+      });
+  }
+  return violations.length > 0 ? violations : next;
+}
