@@ -8,7 +8,14 @@ export default defineConfig({
   // Workspace packages export their TypeScript sources under the "@compute-api/source" condition, so tests run
   // against src/ without a compile step. Vite's own default conditions are kept after it.
   resolve: { conditions: [source, ...defaultClientConditions] },
-  ssr: { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } },
+  // Without the bundlers' "module" condition, which Vitest also hands its workers as `--conditions module`: under
+  // it Node's own require() of @opentelemetry/api (prom-client's) loads that package's ESM build, which Node cannot.
+  ssr: {
+    resolve: {
+      conditions: [source, ...defaultServerConditions.filter((condition) => condition !== "module")],
+      externalConditions: [source],
+    },
+  },
   test: {
     include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
     testTimeout: 30_000,

@@ -28,6 +28,32 @@ export interface DrainOptions {
   logger: Logger;
 }
 
+/** What runs once a drain has closed the last connection, before it resolves (the spans' flush). */
+const afterDrain = new Set<(timeoutMs: number) => Promise<void>>();
+
+/**
+ * Registers `flush` (the tracing exporter's) to run at the end of every drain, once the last connection is closed
+ * and before the drain resolves (and its command exits); it is given what is left of the drain's deadline, at
+ * least 1 s. Returns a function that removes it.
+ */
+export function flushOnDrain(flush: (timeoutMs: number) => Promise<void>): () => void {
+  afterDrain.add(flush);
+  return () => afterDrain.delete(flush);
+}
+
+/** Runs every registered flush, each bounded by `timeoutMs`; never rejects. */
+function flushAfterDrain(timeoutMs: number): Promise<void> {
+  const bounded = [...afterDrain].map(
+    (flush) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        timer.unref();
+        flush(timeoutMs).then(resolve, resolve);
+      }),
+  );
+  return Promise.all(bounded).then(() => {});
+}
+
 /** A server whose connections are tracked from the start, so that a drain knows which carry a request. */
 export interface Drainable {
   /** Starts the drain; resolves when the server has no connection left. */
@@ -58,7 +84,8 @@ export function drainable(server: Server): Drainable {
     // net's close stops accepting; http's would also close the idle connections at once, racing a request
     // already on its way on them.
     if (server.listening) NetServer.prototype.close.call(server);
-    return new Promise((resolve) => {
+    const started = performance.now();
+    const drained = new Promise<void>((resolve) => {
       let grace: NodeJS.Timeout | undefined;
       let deadline: NodeJS.Timeout | undefined;
       const done = () => {
@@ -90,6 +117,7 @@ export function drainable(server: Server): Drainable {
         }
       }, timeoutMs);
     });
+    return drained.then(() => flushAfterDrain(Math.max(1000, timeoutMs - (performance.now() - started))));
   }
 
   return { drain };

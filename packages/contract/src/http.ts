@@ -5,6 +5,13 @@
 
 export { answerClientErrors } from "./client-errors.js";
 export { type CorsHandler, corsHandler, isPreflight, parseOrigins } from "./cors.js";
-export { type Drainable, type DrainOptions, drainable, drainDefaults, onShutdownSignal } from "./drain.js";
+export {
+  type Drainable,
+  type DrainOptions,
+  drainable,
+  drainDefaults,
+  flushOnDrain,
+  onShutdownSignal,
+} from "./drain.js";
 export { defaultMaxBodyBytes, type JsonBody, jsonBodyParser, jsonBodyReader } from "./json-body.js";
 export { createLogger, flushStdoutLog, type Logger, type RequestRecord, requestLogger } from "./logging.js";

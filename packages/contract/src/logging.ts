@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type DestinationStream, type Logger, pino } from "pino";
 import { pathOf } from "./query.js";
+import { mergeTraceFields, traceLogFields } from "./tracing/log-fields.js";
 
 /** Paths pino replaces with "[Redacted]" wherever they appear in a log line. */
 export const redactPaths = [
@@ -34,11 +35,21 @@ export const clientClosedRequest = 499;
 /** Standard output as pino writes to it (sonic-boom, asynchronous), one for every logger of the process. */
 let stdout: ReturnType<typeof pino.destination> | undefined;
 
-/** Creates the pino logger shared by a server and its request log; by default it writes to standard output. */
+/**
+ * Creates the pino logger shared by a server and its request log; by default it writes to standard output. A line
+ * written while a span is active carries its `trace_id`, `span_id` and `trace_flags`, as
+ * @opentelemetry/instrumentation-pino adds them.
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   stdout ??= options.destination ? undefined : pino.destination({ dest: 1, sync: false });
   return pino(
-    { level: options.level ?? "info", redact: { paths: redactPaths, censor: "[Redacted]" }, base: null },
+    {
+      level: options.level ?? "info",
+      redact: { paths: redactPaths, censor: "[Redacted]" },
+      base: null,
+      mixin: traceLogFields,
+      mixinMergeStrategy: mergeTraceFields,
+    },
     options.destination ?? stdout,
   );
 }
