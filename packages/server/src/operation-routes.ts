@@ -11,10 +11,8 @@ import { specOperations } from "@compute-api/contract/internal";
 import { type RequestHandler, Router } from "express";
 import type { Principals } from "./principals.js";
 import { signalOf } from "./request-deadline.js";
+import { secretBodies } from "./rules/api-keys.js";
 import type { HandlerInput, Handlers, OperationId } from "./types.js";
-
-/** Operations whose 200 body holds a secret (the new API key): answered `Cache-Control: no-store`. */
-const secretBodies: ReadonlySet<string> = new Set<OperationId>(["createApiKey"]);
 
 /** `/v1/projects/{projectId}` → `/v1/projects/:projectId`, Express's form of a path template. */
 export const expressPath = (template: string): string => template.replace(/\{([^}]+)\}/g, ":$1");

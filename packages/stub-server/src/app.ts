@@ -5,7 +5,7 @@
 
 import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import { createLogger, type Logger } from "@compute-api/contract/http";
-import { builtinFixtures, defaultKeyId, type Fixtures, validFixtures } from "@compute-api/fixtures";
+import type { Fixtures } from "@compute-api/fixtures";
 import { createComputeServer } from "@compute-api/server";
 import { type Express, type RequestHandler, Router } from "express";
 import { adminRoutes } from "./admin.js";
@@ -13,7 +13,9 @@ import { createFaults, type FaultOptions, InjectedError } from "./faults.js";
 import { defaultJournalSize, Journal } from "./journal.js";
 import { journalRecorder } from "./journal-http.js";
 import { metaRoutes } from "./meta-routes.js";
-import { Store, type User } from "./store/store.js";
+import type { User } from "./store/store.js";
+import { storeOperations } from "./store-operations.js";
+import { createStubStore } from "./stub-store.js";
 
 /** Options of the stub app. */
 export interface StubOptions {
@@ -73,17 +75,7 @@ export interface Stub {
  */
 export async function createApp(options: StubOptions = {}): Promise<Stub> {
   const spec = options.spec ?? loadSpec();
-  const { fixtures, adoptFixtures = false } = options;
-  const baseline = options.baseline ? { baseline: options.baseline } : {};
-  const store = fixtures
-    ? new Store(adoptFixtures ? fixtures : validFixtures(fixtures, spec), undefined, {
-        adopt: adoptFixtures,
-        ...baseline,
-      })
-    : new Store(builtinFixtures(), undefined, { adopt: true, baseline: options.baseline ?? builtinFixtures });
-  for (const [userId, key] of Object.entries(options.apiKeys ?? {})) {
-    if (!store.addApiKey(userId, defaultKeyId, key)) throw new Error(`apiKeys: no user '${userId}' in the data`);
-  }
+  const store = createStubStore(options, spec);
   const admin = options.admin ?? {};
   const faults = createFaults(options.faults ?? {}, { changeable: admin !== false });
   // The journal only where the admin API can read it; its recorder is the first of the API's middleware.
@@ -103,12 +95,8 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
       if (user) recorder?.noteUser(request, user.id);
       return user;
     },
-    handlers: {
-      updateClusterMachine: ({ principal, path, body }) =>
-        store.updateClusterMachine(principal, path.projectId, path.id, body),
-      createApiKey: ({ principal, body }) => store.createApiKey(principal, body.apikeyId),
-      searchResources: ({ principal, query }) => ({ results: store.search(principal, query.query) }),
-    },
+    // The operations the MSW handlers call too (store-operations.ts).
+    handlers: storeOperations(store),
     responses: "enforce",
     cors: options.corsOrigins ?? ["*"],
     compress: options.compress ?? false,

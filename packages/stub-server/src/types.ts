@@ -12,7 +12,7 @@ export {
   type ProjectCollection,
   projectCollections,
   type ResourceType,
-} from "@compute-api/fixtures";
+} from "@compute-api/fixtures/data";
 
 /** A search result: one resource, its type and score. */
 export type SearchResult = components["schemas"]["SearchResult"];

@@ -9,6 +9,9 @@ import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 /** The prefix that makes a key of this service recognizable (for secret scanners and for people). */
 export const apiKeyPrefix = "cak_";
 
+/** Operations whose 200 body holds a secret (the new API key): answered `Cache-Control: no-store`. */
+export const secretBodies: ReadonlySet<string> = new Set(["createApiKey"]);
+
 /** Bytes in base64url without padding (RFC 4648 §5), as Node's `Buffer.toString("base64url")` writes them. */
 function base64url(bytes: Uint8Array): string {
   return btoa(String.fromCharCode(...bytes))

@@ -1,0 +1,39 @@
+/**
+ * The MCP server of the tools, on the SDK's low-level `Server`: its tools are the spec's JSON Schemas as generated,
+ * served as they are (the SDK's `McpServer.registerTool` takes zod schemas and would list its own rendering of them).
+ */
+
+import { packageVersion } from "@compute-api/contract/cli";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolRunner } from "./tool-runner.js";
+
+const version = packageVersion(import.meta.url);
+
+/** What the server tells a client when it connects: its tools, named as the spec's operations. */
+function instructionsOf(runner: ToolRunner): string {
+  const tools = runner.tools.map((tool) => `${tool.name} (${tool.title ?? tool.name})`).join("; ");
+  return (
+    `Tools for the compute service's API, one per operation of its OpenAPI document: ${tools}. They act with ` +
+    "the access of the API key this server was started with. Each tool's description gives its rules; a failure " +
+    "is an error result that names the arguments at fault and when to retry."
+  );
+}
+
+/** A new MCP server (one per connection or HTTP request) over the shared runner. */
+export function createMcpServer(runner: ToolRunner): Server {
+  const server = new Server(
+    { name: "compute-mcp", title: "Compute service", version },
+    { capabilities: { tools: { listChanged: false } }, instructions: instructionsOf(runner) },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: runner.tools }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const { name, arguments: args = {} } = request.params;
+    if (!runner.has(name)) {
+      // The protocol's answer to a tool that does not exist; anything a tool does is a result instead.
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list names the tools`);
+    }
+    return runner.call(name, args, extra.signal);
+  });
+  return server;
+}

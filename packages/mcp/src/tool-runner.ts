@@ -1,0 +1,123 @@
+/**
+ * Runs the generated tools: arguments checked by the compiled contract, the call made with @compute-api/client
+ * (so it works against the service, the stub, the Postgres example or anything behind the gateway), and every
+ * outcome a tool result. Built once per process; the MCP servers of every session share it.
+ */
+import { ComputeNetworkError, createComputeClient } from "@compute-api/client";
+import { type Contract, compileContract } from "@compute-api/contract";
+import type { Logger } from "@compute-api/contract/http";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { GeneratedTool } from "./derive-tools.js";
+import { checkArguments } from "./tool-arguments.js";
+import { apiErrorResult, refusedArguments, successResult, unreachableResult } from "./tool-results.js";
+import { generatedTools } from "./tools.js";
+
+/** Options of {@link createToolRunner}. */
+export interface ToolRunnerOptions {
+  /** The service's origin, without `/v1`, such as `http://127.0.0.1:4010`. */
+  baseUrl: string;
+  /** The API key every call is made with; never shown in a result, an error or a log line. */
+  apiKey: string | undefined;
+  /** Where a line per call goes (tool, outcome, status, duration; never arguments, results or the key). */
+  logger?: Logger;
+  /** The fetch the client uses (default the global one). */
+  fetch?: (input: Request) => Promise<Response>;
+  /** Time one call may take, the client's retries of a GET included (default 30 000 ms). */
+  timeoutMs?: number;
+  /** The compiled contract; default the spec of @compute-api/spec's. */
+  contract?: Contract;
+}
+
+/** The tools and how to call them. */
+export interface ToolRunner {
+  /** What tools/list answers. */
+  tools: Tool[];
+  /** Whether a tool of that name exists. */
+  has(name: string): boolean;
+  /** Calls a tool; every outcome but an unknown tool is a result. */
+  call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult>;
+}
+
+type LooseRequest = (
+  method: string,
+  path: string,
+  init: {
+    params: { path: Record<string, string>; query: Record<string, string> };
+    body?: unknown;
+    signal?: AbortSignal;
+  },
+) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+
+/** Builds the runner; a bad base URL or a missing key is refused here (a TypeError that says which). */
+export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
+  const { apiKey, logger } = options;
+  const client = createComputeClient({
+    baseUrl: options.baseUrl,
+    apiKey,
+    ...(options.fetch && { fetch: options.fetch }),
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+  });
+  // The operations are the spec's, so the generic form of openapi-fetch's request() is enough here.
+  const request = client.request.bind(client) as unknown as LooseRequest;
+  const contract = options.contract ?? compileContract();
+  const byName = new Map<string, GeneratedTool>(generatedTools().tools.map((t) => [t.tool.name, t]));
+  // Defence in depth: no text leaves with the configured key in it, whatever a dependency put in a message.
+  const redact = (result: CallToolResult): CallToolResult =>
+    apiKey && result.isError
+      ? {
+          ...result,
+          content: result.content.map((c) =>
+            c.type === "text" ? { ...c, text: c.text.replaceAll(apiKey, "[redacted]") } : c,
+          ),
+        }
+      : result;
+
+  async function run(generated: GeneratedTool, args: Record<string, unknown>, signal?: AbortSignal) {
+    const checked = checkArguments(contract, generated, args);
+    if ("violations" in checked) return { result: refusedArguments(generated, checked.violations) };
+    const { path, query, body } = checked.request;
+    const { method } = generated.operation;
+    try {
+      const { data, error, response } = await request(method.toLowerCase(), generated.operation.path, {
+        params: { path, query },
+        ...(body !== undefined && { body }),
+        ...(signal && { signal }),
+      });
+      const result = response.ok
+        ? successResult(generated, data)
+        : apiErrorResult(generated.tool.name, response.status, error, response.headers);
+      return { result, status: response.status };
+    } catch (error) {
+      if (error instanceof ComputeNetworkError) {
+        return { result: unreachableResult(generated.tool.name, `no answer from ${error.baseUrl} (${error.code})`) };
+      }
+      if (error instanceof DOMException && error.name === "TimeoutError") {
+        return { result: unreachableResult(generated.tool.name, "the service did not answer in time") };
+      }
+      if (signal?.aborted) return { result: unreachableResult(generated.tool.name, "the call was cancelled") };
+      logger?.error({ tool: generated.tool.name, err: error }, "tool call failed unexpectedly");
+      return { result: unreachableResult(generated.tool.name, "compute-mcp failed unexpectedly (its log says why)") };
+    }
+  }
+
+  return {
+    tools: [...byName.values()].map((t) => t.tool as unknown as Tool),
+    has: (name) => byName.has(name),
+    async call(name, args, signal) {
+      const generated = byName.get(name);
+      if (!generated) throw new Error(`unknown tool ${name}`);
+      const started = performance.now();
+      const { result, status } = await run(generated, args, signal);
+      logger?.info(
+        {
+          tool: name,
+          status,
+          isError: result.isError === true,
+          durationMs: Math.round(performance.now() - started),
+        },
+        "tool call",
+      );
+      return redact(result);
+    },
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * The stub as MSW request handlers: the same store, the same operations (store-operations.ts), and the same request
+ * and response validation — the compiled contract of @compute-api/contract, which holds the gateway to the spec and
+ * which a differential test keeps answering as the stub's express-openapi-validator does — without a server, in a
+ * unit test (`setupServer`) or in a browser (`setupWorker`). Nothing here loads Express or a Node built-in.
+ */
+import {
+  ApiError,
+  compileContract,
+  internalError,
+  loadSpec,
+  type OpenApiDocument,
+  toApiError,
+  unauthenticated,
+} from "@compute-api/contract";
+import { bearerToken, hasRequestBody, parseQueryString, searchOf } from "@compute-api/contract/internal";
+import { type Fixtures, validFixtures } from "@compute-api/fixtures/data";
+import type { OperationId } from "@compute-api/server";
+import { secretBodies } from "@compute-api/server/rules";
+import { type HttpHandler, http } from "msw";
+import { type StoreOperationInput, storeOperations } from "../store-operations.js";
+import { createStubStore } from "../stub-store.js";
+import { readJsonBody } from "./json-body.js";
+
+/** Options of the stub's MSW handlers. */
+export interface StubHandlersOptions {
+  /** Where the handlers answer: the `baseUrl` the client is given, such as `https://compute.example`. */
+  baseUrl: string;
+  /**
+   * The bundled spec. Default: the one of @compute-api/spec, read from disk, which works in Node only; in a browser
+   * pass it: `import spec from "@compute-api/spec/openapi.json"`.
+   */
+  spec?: OpenApiDocument;
+  /** The data to serve; default the built-in fixtures. Checked against the spec (a FixtureError names each problem). */
+  fixtures?: Fixtures;
+  /** API keys by user id, each registered with the key id `default`: `{ alice: "cak_…" }`. */
+  apiKeys?: Record<string, string>;
+}
+
+/** The handlers and the state control of a stub without a server. */
+export interface StubHandlers {
+  /** The handlers: `setupServer(...stub.handlers)` or `setupWorker(...stub.handlers)`. */
+  handlers: HttpHandler[];
+  /** Back to the data the handlers started with (or last loaded), with the keys of `apiKeys`. */
+  reset(): void;
+  /** The whole state as a data set, the format `compute-stub --data` reads (keys as SHA-256 only). */
+  snapshot(): Fixtures;
+  /** Replaces the state with a data set, such as a snapshot; checked against the spec first. */
+  restore(data: Fixtures): void;
+  /** Replaces the state with a data set (checked) or a function that makes one, and makes it what `reset` goes back to. */
+  load(data: Fixtures | (() => Fixtures)): void;
+}
+
+/** A JSON answer, as Express's `res.json` sends it. */
+function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...headers, "content-type": "application/json; charset=utf-8" },
+  });
+}
+
+/** The request's headers as node:http hands them over (lower-case names), which the compiled contract reads. */
+function headersOf(request: Request): Record<string, string> {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return headers;
+}
+
+/** Builds the handlers: compiles the contract (every validator, once) and the store. */
+export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
+  const spec = options.spec ?? loadSpec();
+  const contract = compileContract({ spec });
+  const store = createStubStore(options, spec);
+  const operations = storeOperations(store) as unknown as Record<
+    OperationId,
+    (input: StoreOperationInput<OperationId>) => unknown
+  >;
+  const base = new URL(options.baseUrl);
+  const basePath = base.pathname.replace(/\/+$/, "");
+
+  /** One request, in the stub's order: its JSON body (400, 413, 415), its operation (404, 405), its key (401), its checks (415, 400), the operation, its answer checked. */
+  async function answer(request: Request): Promise<Response> {
+    try {
+      const url = new URL(request.url);
+      const target = url.pathname.slice(basePath.length) + url.search;
+      const headers = headersOf(request);
+      // A Fetch request does not always show its framing (a browser keeps Content-Length to itself).
+      const framed = headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined;
+      const body = await readJsonBody(request, framed ? hasRequestBody(headers) : request.body !== null);
+      if (!framed && request.body !== null) headers["content-length"] = String(body.sentBytes);
+      const match = contract.route(request.method, target);
+      if (match instanceof ApiError) throw match;
+      const { operationId } = match.operation;
+      // The key's form first, then whether it is one of the stub's, before the request's other checks (as the
+      // stub's validator calls its security handler).
+      const problem = contract.checkRequest(match, { url: target, headers, body: body.value });
+      if (problem?.status === 401) throw problem;
+      const principal = store.authenticate(bearerToken({ headers }) ?? "");
+      if (!principal) throw unauthenticated("the API key is not valid");
+      if (problem) throw problem;
+      const operation = operations[operationId as OperationId];
+      const result = operation({
+        principal,
+        path: match.params,
+        query: parseQueryString(searchOf(target)),
+        body: body.value,
+      } as StoreOperationInput<OperationId>);
+      const violations = contract.checkResponseBody(operationId, 200, result);
+      if (violations.length > 0) throw internalError(violations);
+      return jsonResponse(200, result, secretBodies.has(operationId) ? { "cache-control": "no-store" } : {});
+    } catch (error) {
+      const apiError = toApiError(error);
+      return jsonResponse(apiError.status, apiError.toBody(), apiError.headers);
+    }
+  }
+
+  return {
+    handlers: [http.all(`${base.origin}${basePath}/*`, ({ request }) => answer(request))],
+    reset: () => store.reset(),
+    snapshot: () => store.snapshot(),
+    restore: (data) => store.restore(validFixtures(data, spec)),
+    load: (data) => store.load(typeof data === "function" ? data : validFixtures(data, spec)),
+  };
+}

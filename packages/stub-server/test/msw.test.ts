@@ -1,0 +1,102 @@
+/**
+ * The MSW handlers in Node: the real client, intercepted by MSW's `setupServer`, gets the same answers from the
+ * handlers as from the real stub over HTTP for the held requests, and the handlers' state control works as the
+ * stub's (reset, snapshot, restore, load).
+ */
+import { createComputeClient, unwrap } from "@compute-api/client";
+import { builtinFixtures, generateFixtures } from "@compute-api/fixtures";
+import { createStubHandlers } from "@compute-api/stub-server/msw";
+import { setupServer } from "msw/node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningStub, startServer } from "../src/index.js";
+import { type HeldAnswer, heldKeys, heldRequests, sendHeldRequests } from "./support/held-requests.js";
+
+const baseUrl = "https://compute.example";
+
+describe("the client through setupServer and the stub over HTTP", () => {
+  let overHttp: HeldAnswer[];
+  let stub: RunningStub;
+
+  beforeAll(async () => {
+    stub = await startServer({ port: 0, host: "127.0.0.1", apiKeys: heldKeys });
+    overHttp = await sendHeldRequests(stub.url);
+  });
+  afterAll(() => stub.close());
+
+  it("give the same answers to the held requests, in order", async () => {
+    const mocked = createStubHandlers({ baseUrl, apiKeys: heldKeys });
+    const server = setupServer(...mocked.handlers);
+    server.listen({ onUnhandledRequest: "error" });
+    try {
+      const answers = await sendHeldRequests(baseUrl);
+      expect(answers.map((a) => a.name)).toEqual(heldRequests.map(([name]) => name));
+      for (const [i, answer] of answers.entries()) expect(answer, answer.name).toEqual(overHttp[i]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("the held requests cover every status the built-in data can cause", () => {
+    expect(new Set(overHttp.map((a) => a.status))).toEqual(new Set([200, 400, 401, 403, 404, 409, 413, 415]));
+  });
+});
+
+describe("state control as functions", () => {
+  const mocked = createStubHandlers({ baseUrl, apiKeys: heldKeys });
+  // Made once the other block's server is closed: MSW keeps one interception per process.
+  let server: ReturnType<typeof setupServer>;
+  let alice: ReturnType<typeof createComputeClient>;
+  beforeAll(() => {
+    server = setupServer(...mocked.handlers);
+    server.listen({ onUnhandledRequest: "error" });
+    // After listen(): the client takes the global fetch when it is made, and MSW's is the global one from then on.
+    alice = createComputeClient({ baseUrl, apiKey: heldKeys.alice, retry: false });
+  });
+  afterAll(() => server.close());
+  const machine = (state: "ACTIVE" | "FAILED") =>
+    alice.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", {
+      params: { path: { projectId: "proj-alpha", id: "cm-alpha-01" } },
+      body: { state },
+    });
+  const cluster = async () =>
+    unwrap(await alice.GET("/v1/resources/search", { params: { query: { query: "type:cluster cl-train-01" } } }))
+      .results;
+
+  it("reset() brings back the first answers after PATCHes and new keys; the keys given stay", async () => {
+    const first = await cluster();
+    unwrap(await machine("FAILED"));
+    unwrap(await alice.POST("/v1/api-keys", { body: { apikeyId: "reset-key" } }));
+    expect(await cluster()).not.toEqual(first);
+    mocked.reset();
+    expect(await cluster()).toEqual(first);
+    // The id is free again, and alice's given key still works.
+    expect((await alice.POST("/v1/api-keys", { body: { apikeyId: "reset-key" } })).response.status).toBe(200);
+  });
+
+  it("snapshot() → change → restore() gives back the snapshot, byte for byte", async () => {
+    mocked.reset();
+    const snapshot = mocked.snapshot();
+    unwrap(await machine("FAILED"));
+    expect(JSON.stringify(mocked.snapshot())).not.toBe(JSON.stringify(snapshot));
+    mocked.restore(snapshot);
+    expect(JSON.stringify(mocked.snapshot())).toBe(JSON.stringify(snapshot));
+    expect(JSON.stringify(snapshot)).not.toContain(heldKeys.alice);
+  });
+
+  it("restore() refuses data that breaks the spec and changes nothing", async () => {
+    const before = JSON.stringify(mocked.snapshot());
+    const broken = { ...builtinFixtures(), clusters: [{ id: 7 }] } as unknown as ReturnType<typeof builtinFixtures>;
+    expect(() => mocked.restore(broken)).toThrow(/cannot be served/);
+    expect(JSON.stringify(mocked.snapshot())).toBe(before);
+  });
+
+  it("load() serves a generated data set and makes it what reset() goes back to", async () => {
+    mocked.load(() => generateFixtures({ count: 50, seed: 3 }));
+    const users = mocked.snapshot().users.map((u) => u.id);
+    const generated = createStubHandlers({ baseUrl, fixtures: generateFixtures({ count: 50, seed: 3 }) });
+    expect(users).toEqual(generated.snapshot().users.map((u) => u.id));
+    mocked.reset();
+    expect(mocked.snapshot().users.map((u) => u.id)).toEqual(users);
+    mocked.load(builtinFixtures());
+  });
+});
