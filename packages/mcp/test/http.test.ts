@@ -1,0 +1,119 @@
+/**
+ * The Streamable HTTP transport's guard, spoken to with plain HTTP as a browser or a stray client would: the client
+ * token, the Host and Origin checks against DNS rebinding, and the endpoint's methods. And the command line's
+ * refusals (exit status 2) before anything starts.
+ */
+import { request } from "node:http";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parseCommandLine } from "../src/cli.js";
+import { type HttpMcp, keys, killStarted, startHttp, startStub, type TestStub } from "./support.js";
+
+const token = "http-test-client-token-0123456789";
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "plain-http", version: "1" } },
+});
+
+/** Sends one request with exactly these headers (Host included), and reads the answer. */
+function send(url: string, method: string, headers: Record<string, string>, body?: string) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let text = "";
+      res.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("compute-mcp --http", () => {
+  let stub: TestStub;
+  let server: HttpMcp;
+  let host: string;
+  const mcp = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  beforeAll(async () => {
+    stub = await startStub();
+    server = await startHttp(stub.url, keys.alice, { MCP_AUTH_TOKEN: token });
+    host = new URL(server.url).host;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await stub?.close();
+    killStarted();
+  });
+
+  it("answers a client with the token", async () => {
+    const res = await send(server.url, "POST", { ...mcp, host, authorization: `Bearer ${token}` }, initialize);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ result: { serverInfo: { name: "compute-mcp" } } });
+  });
+
+  it("refuses a client without the token, or with another one (such as the service's own key)", async () => {
+    for (const authorization of [undefined, `Bearer ${token}x`, `Bearer ${keys.alice}`]) {
+      const res = await send(server.url, "POST", { ...mcp, host, ...(authorization && { authorization }) }, initialize);
+      expect(res.status).toBe(401);
+      expect(res.headers["www-authenticate"]).toBe('Bearer realm="compute-mcp"');
+      expect(res.body).not.toContain(token);
+    }
+  });
+
+  it("refuses a Host or an Origin that is not loopback (DNS rebinding)", async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const evilHost = await send(server.url, "POST", { ...mcp, ...auth, host: "evil.example.com" }, initialize);
+    expect(evilHost.status).toBe(403);
+    const evilOrigin = await send(
+      server.url,
+      "POST",
+      { ...mcp, ...auth, host, origin: "http://evil.example.com" },
+      initialize,
+    );
+    expect(evilOrigin.status).toBe(403);
+    const local = await send(server.url, "POST", { ...mcp, ...auth, host, origin: `http://${host}` }, initialize);
+    expect(local.status).toBe(200);
+  });
+
+  it("takes only POST at /mcp", async () => {
+    const auth = { authorization: `Bearer ${token}`, host };
+    expect((await send(server.url, "GET", { ...auth, accept: "text/event-stream" })).status).toBe(405);
+    expect((await send(server.url, "DELETE", auth)).status).toBe(405);
+    expect((await send(new URL("/other", server.url).href, "POST", { ...mcp, ...auth }, initialize)).status).toBe(404);
+  });
+});
+
+describe("the command line", () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+  const exitOf = (args: string[]) => {
+    try {
+      parseCommandLine(args);
+      return 0;
+    } catch (error) {
+      return (error as { exitCode?: number }).exitCode;
+    }
+  };
+
+  it("needs --base-url and COMPUTE_API_KEY", () => {
+    process.env.COMPUTE_API_KEY = "cak_x";
+    delete process.env.COMPUTE_BASE_URL;
+    expect(exitOf([])).toBe(2);
+    delete process.env.COMPUTE_API_KEY;
+    expect(exitOf(["--base-url", "http://127.0.0.1:4010"])).toBe(2);
+  });
+
+  it("refuses --http off loopback without MCP_AUTH_TOKEN, and takes it with one", () => {
+    process.env.COMPUTE_API_KEY = "cak_x";
+    delete process.env.MCP_AUTH_TOKEN;
+    const args = ["--base-url", "http://127.0.0.1:4010", "--http", "--host", "0.0.0.0"];
+    expect(exitOf(args)).toBe(2);
+    process.env.MCP_AUTH_TOKEN = "a-long-random-token";
+    expect(parseCommandLine(args)).toMatchObject({ http: true, host: "0.0.0.0", authToken: "a-long-random-token" });
+    expect(parseCommandLine(["--base-url", "http://127.0.0.1:4010"])).toMatchObject({ http: false, port: 4030 });
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * The tools derived from the spec: the committed src/generated/tools.json is what the spec makes now (a stale file
+ * fails here as `npm run check:generated` fails), and a change to the spec changes the tools.
+ */
+import { readFileSync } from "node:fs";
+import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
+import { describe, expect, it } from "vitest";
+import { deriveTools, type McpTool, toolsFileText } from "../src/derive-tools.js";
+import { generatedTools } from "../src/tools.js";
+
+const byName = (name: string): McpTool => {
+  const found = generatedTools().tools.find((t) => t.tool.name === name);
+  if (!found) throw new Error(`no tool ${name}`);
+  return found.tool;
+};
+
+describe("the generated tools", () => {
+  it("are what the current spec makes (run `npm run build` when this fails)", () => {
+    const committed = readFileSync(new URL("../src/generated/tools.json", import.meta.url), "utf8");
+    expect(committed).toBe(toolsFileText(loadSpec()));
+  });
+
+  it("are one per operation, named by operationId, with the method's annotations", () => {
+    const table = generatedTools().tools.map(({ tool, operation }) => [tool.name, operation.method, tool.annotations]);
+    expect(table).toEqual([
+      [
+        "createApiKey",
+        "POST",
+        {
+          title: "Create an API key",
+          readOnlyHint: false,
+          destructiveHint: false,
+          idempotentHint: false,
+          openWorldHint: false,
+        },
+      ],
+      [
+        "searchResources",
+        "GET",
+        {
+          title: "Search accessible resources",
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: false,
+        },
+      ],
+      [
+        "updateClusterMachine",
+        "PATCH",
+        {
+          title: "Update a cluster machine",
+          readOnlyHint: false,
+          destructiveHint: true,
+          idempotentHint: true,
+          openWorldHint: false,
+        },
+      ],
+    ]);
+  });
+
+  it("take one flat object with the spec's constraints inlined", () => {
+    const update = byName("updateClusterMachine").inputSchema;
+    expect(Object.keys(update.properties as object)).toEqual([
+      "projectId",
+      "id",
+      "powerState",
+      "priceHr",
+      "state",
+      "volumeIds",
+    ]);
+    expect(update).toMatchObject({
+      required: ["projectId", "id"],
+      additionalProperties: false,
+      // The two path parameters and at least one body field.
+      minProperties: 3,
+      properties: {
+        id: { pattern: "^[A-Za-z0-9][A-Za-z0-9._~-]*$", maxLength: 128, examples: ["cm-alpha-01"] },
+        powerState: { not: { const: "MACHINE_POWER_STATE_UNSPECIFIED" } },
+        priceHr: { additionalProperties: false, properties: { value: { maxLength: 64 } } },
+        volumeIds: { maxItems: 64, uniqueItems: true },
+      },
+    });
+    expect(JSON.stringify(update)).not.toContain("$ref");
+    expect(byName("createApiKey").inputSchema.properties).toMatchObject({
+      apikeyId: { minLength: 4, maxLength: 63, pattern: "^[a-z0-9-]+$" },
+    });
+    expect(byName("searchResources").inputSchema).toMatchObject({
+      required: ["query"],
+      properties: { query: { minLength: 1, maxLength: 256 } },
+    });
+  });
+
+  it("describe the rules an agent needs, and return the 200 schema without OpenAPI's own keywords", () => {
+    const search = byName("searchResources");
+    expect(search.description).toMatch(/^Search accessible resources\n\nSearches the resources the caller can access/);
+    expect(search.description).toMatch(/\*\*Score\.\*\* Each term scores its best match: 100/);
+    expect(search.outputSchema).toMatchObject({ type: "object", required: ["results"] });
+    const text = JSON.stringify(search.outputSchema);
+    expect(text).not.toMatch(/"discriminator"|"int32"|#\/components\//);
+    expect(Object.keys(search.outputSchema.$defs as object)).toContain("ClusterSearchResult");
+  });
+
+  it("change when the spec does", () => {
+    const spec = structuredClone(loadSpec()) as OpenApiDocument & { paths: Record<string, Record<string, unknown>> };
+    const search = spec.paths["/v1/resources/search"]?.get as { operationId: string; summary: string };
+    search.operationId = "findResources";
+    search.summary = "Find resources";
+    const names = deriveTools(spec).tools.map((t) => [t.tool.name, t.tool.title]);
+    expect(names).toContainEqual(["findResources", "Find resources"]);
+    expect(toolsFileText(spec)).not.toBe(toolsFileText(loadSpec()));
+  });
+});
