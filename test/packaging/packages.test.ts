@@ -3,7 +3,7 @@
  * `npm pack` and the tarballs are installed into an empty project with `npm ci --offline`, from the tarballs and
  * npm's cache (a lockfile for the project is written from this repository's, so no registry is asked). Then, as
  * a new user would: `npx compute-stub` starts and answers a search with the key it printed, `npx compute-gateway`
- * forwards a search to it, `npx compute-conformance` holds it to the spec, and a strict TypeScript consumer (skipLibCheck off, `nodenext` and `bundler`
+ * forwards a search to it, `npx compute-conformance` holds it to the spec, `npx compute-mcp --help` answers, and a strict TypeScript consumer (skipLibCheck off, `nodenext` and `bundler`
  * resolution) type-checks against the installed packages' declarations.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -316,6 +316,13 @@ describe("installed from the tarballs into an empty project", () => {
     }
   });
 
+  it("npx compute-mcp --help and --version answer without the registry", async () => {
+    const help = await run("npx", ["--offline", "compute-mcp", "--help"], { cwd: consumer });
+    expect(help.stdout).toMatch(/^Usage: compute-mcp /);
+    const { stdout } = await run("npx", ["--offline", "compute-mcp", "--version"], { cwd: consumer });
+    expect(stdout.trim()).toBe("1.0.0");
+  });
+
   it.each(["nodenext", "bundler"])(
     "a strict TypeScript consumer type-checks with skipLibCheck off and %s resolution",
     async (resolution) => {
@@ -355,6 +362,7 @@ describe("in this repository", () => {
     ["compute-stub", "packages/stub-server/bin/compute-stub.js"],
     ["compute-gateway", "packages/gateway/bin/compute-gateway.js"],
     ["compute-conformance", "packages/conformance/bin/compute-conformance.js"],
+    ["compute-mcp", "packages/mcp/bin/compute-mcp.js"],
     ["compute-postgres", "examples/postgres/bin/compute-postgres.js"],
   ])(
     "%s is linked by npm install to a committed file, so the first install of a fresh clone links it",
