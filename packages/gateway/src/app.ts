@@ -25,6 +25,7 @@ import { ownEndpoints } from "./own-endpoints.js";
 import { createRespond, deliver, sendError } from "./responses.js";
 import { createSpecRouteTest } from "./spec-routes.js";
 import { normalizeTarget } from "./target.js";
+import { gatewayTracing } from "./tracing.js";
 import { createUpstream, type UpstreamResponse } from "./upstream.js";
 import { tlsProblem } from "./upstream-errors.js";
 
@@ -73,12 +74,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ level: defaults.logLevel });
   const metrics = createMetrics(options.collectDefaultMetrics ?? defaults.collectDefaultMetrics);
   const maxResponseBytes = options.maxResponseBytes ?? defaults.maxResponseBytes;
-  const upstream = createUpstream(upstreamUrl, {
+  const tracing = options.tracer ? gatewayTracing(options.tracer) : undefined;
+  const pool = createUpstream(upstreamUrl, {
     timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
     maxResponseBytes,
     connections: options.connections ?? defaults.connections,
     keepAliveTimeoutMs: options.upstreamKeepAliveTimeoutMs ?? defaults.upstreamKeepAliveTimeoutMs,
   });
+  // Traced (a tracer given), each request is a SERVER span and each upstream attempt a CLIENT span (tracing.ts);
+  // untraced, nothing of it is on the path of a request.
+  const upstream = tracing ? tracing.upstream(pool, upstreamUrl) : pool;
   const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes;
   const readBody = jsonBodyReader({ maxBodyBytes });
   const status = statusLabel(contract.operations.flatMap((operation) => operation.statuses));
@@ -87,7 +92,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const cors = options.corsOrigins ? corsHandler(options.corsOrigins, contract.spec) : undefined;
   const isSpecRoute =
     (options.passthroughUnknown ?? defaults.passthroughUnknown) ? createSpecRouteTest(contract.spec) : undefined;
-  const respond = createRespond({ mode, maxResponseBytes, contract, metrics, logger, ownsCors: cors !== undefined });
+  const respond = createRespond({
+    mode,
+    maxResponseBytes,
+    contract,
+    metrics,
+    logger,
+    ownsCors: cors !== undefined,
+    checked: tracing?.checked,
+  });
   const { registry } = metrics;
   const metricsText = options.metricsSource?.(registry) ?? (() => registry.metrics());
   const ownEndpoint = ownEndpoints(upstream, metricsText, registry.contentType, () => draining);
@@ -122,6 +135,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         { reqId: id, operationId, err: cause },
         `upstream request failed: ${tlsProblem(cause) ?? fault.message}`,
       );
+      tracing?.answered(res, fault);
       sendError(res, fault);
       return undefined;
     }
@@ -130,6 +144,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   /** Answers a request the gateway refuses itself, counted as a request violation. */
   function refuse(res: ServerResponse, error: ApiError, operationId: string | undefined): void {
     if (error.status < 500) metrics.violations.inc({ direction: "request", operation_id: operationId ?? "none" });
+    tracing?.answered(res, error);
     sendError(res, error);
   }
 
@@ -193,6 +208,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     if (match instanceof ApiError) return refuse(res, match, undefined);
     const { operationId } = match.operation;
     record.operationId = operationId;
+    tracing?.routed(res, operationId, match.template);
     const problem = contract.checkRequest(match, { url: req.url ?? "/", headers: req.headers, body: body.value });
     if (problem) return refuse(res, problem, operationId);
     // 6. Forward what passed, offering only the content codings the gateway can decode when it checks the response;
@@ -202,12 +218,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     if (response) respond(res, method, record.id, operationId, response);
   }
 
-  const listener: RequestListener = (req, res) => {
+  const untraced: RequestListener = (req, res) => {
     handle(req, res).catch((error: unknown) => {
       logger.error({ err: error, path: req.url }, "request failed");
       sendError(res, internalError());
     });
   };
+  const listener = tracing ? tracing.listener(untraced, ownEndpoint) : untraced;
   const requestTimeout = options.requestTimeoutMs ?? defaults.requestTimeoutMs;
   const serverFor = (): Server => {
     // A request is read whole within the request timeout (408 after), checked every second rather than Node's 30 s.

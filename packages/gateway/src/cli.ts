@@ -12,6 +12,7 @@ import {
   shutdownFlags,
   usageExitCode,
 } from "@compute-api/contract/cli";
+import { TracingConfigError, tracingConfig } from "@compute-api/contract/tracing";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { defaults, parseUpstreamUrl, upstreamRequired } from "./options.js";
 
@@ -171,6 +172,13 @@ export function parseCommandLine(args: string[]): CliConfig {
     passthroughUnknown = o.passthroughUnknown ?? flag(process.env.PASSTHROUGH_UNKNOWN, "PASSTHROUGH_UNKNOWN");
   } catch (error) {
     program.error(`error: ${(error as Error).message}`, { exitCode: 2, code: "gateway.passthrough" });
+  }
+  try {
+    // The OTEL_* variables are read again where tracing starts (in each worker); checked once here.
+    tracingConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof TracingConfigError)) throw error;
+    program.error(`error: ${error.message}`, { exitCode: 2, code: "gateway.tracing" });
   }
   return {
     ...o,

@@ -2,6 +2,7 @@
 
 import type { OpenApiDocument, ResponseValidationMode } from "@compute-api/contract";
 import { defaultMaxBodyBytes, drainDefaults, type Logger } from "@compute-api/contract/http";
+import type { Tracer } from "@opentelemetry/api";
 import type { Registry } from "prom-client";
 
 /** How a gateway is built; only `upstream` is required. */
@@ -40,10 +41,16 @@ export interface GatewayOptions {
   metricsSource?: (registry: Registry) => () => Promise<string>;
   /** The bundled document; default the one of @compute-api/spec. */
   spec?: OpenApiDocument;
+  /**
+   * Traces each request with this OpenTelemetry tracer: a SERVER span per request, a CLIENT span per upstream
+   * attempt, the trace context continued from the caller and sent upstream (the registered propagator's and
+   * context manager's, as the SDK's `register()` sets them). Default none: no tracing code on a request's path.
+   */
+  tracer?: Tracer;
 }
 
 /** The settings that are required, or whose default is an absence. */
-type WithoutDefault = "upstream" | "corsOrigins" | "logger" | "metricsSource" | "spec";
+type WithoutDefault = "upstream" | "corsOrigins" | "logger" | "metricsSource" | "spec" | "tracer";
 
 /**
  * Defaults of the optional settings: every one of GatewayOptions but those whose default is an absence (no CORS

@@ -10,6 +10,7 @@ import { upstreamContractError } from "@compute-api/contract/internal";
 import { decodeBody } from "./content-coding.js";
 import { clientResponseHeaders } from "./headers.js";
 import type { GatewayMetrics } from "./metrics.js";
+import type { GatewayTracing } from "./tracing.js";
 import type { UpstreamResponse } from "./upstream.js";
 import { responseTooLarge } from "./upstream-errors.js";
 
@@ -59,6 +60,8 @@ export interface ResponseOptions {
   metrics: GatewayMetrics;
   logger: Logger;
   ownsCors: boolean;
+  /** Told the check's verdict, when the gateway traces. */
+  checked?: GatewayTracing["checked"] | undefined;
 }
 
 /** Answers a request with its upstream response, as the validation mode says. */
@@ -84,15 +87,20 @@ export function createRespond({
   metrics,
   logger,
   ownsCors,
+  checked,
 }: ResponseOptions): Respond {
   return (res, method, id, operationId, response) => {
-    if (mode === "off") return deliver(res, response, method, ownsCors);
+    if (mode === "off") {
+      checked?.(res, "not_checked");
+      return deliver(res, response, method, ownsCors);
+    }
     const decoded = decodeBody(response.headers["content-encoding"], response.body, maxResponseBytes);
     if ("tooLarge" in decoded) {
       logger.error(
         { reqId: id, operationId, status: response.status },
         "upstream response decodes past the response limit",
       );
+      checked?.(res, "failed", ["response.body"]);
       return sendError(res, responseTooLarge(maxResponseBytes));
     }
     const contentType = response.headers["content-type"];
@@ -101,6 +109,11 @@ export function createRespond({
       contentType: Array.isArray(contentType) ? contentType[0] : contentType,
       ...("violation" in decoded ? { body: response.body, unreadable: decoded.violation } : { body: decoded.bytes }),
     });
+    checked?.(
+      res,
+      violations.length === 0 ? "passed" : "failed",
+      violations.map((v) => v.field),
+    );
     if (violations.length === 0) return deliver(res, response, method, ownsCors);
     metrics.violations.inc({ direction: "response", operation_id: operationId });
     logger.warn(

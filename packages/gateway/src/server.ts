@@ -1,8 +1,10 @@
 /** Starting compute-gateway from its command line: one process, or a node:cluster primary and its workers. */
 import cluster from "node:cluster";
 import type { Server } from "node:http";
-import { dropOutputWithoutReader } from "@compute-api/contract/cli";
+import { dropOutputWithoutReader, packageVersion } from "@compute-api/contract/cli";
 import { createLogger, drainable, flushStdoutLog, type Logger, onShutdownSignal } from "@compute-api/contract/http";
+import { startTracing } from "@compute-api/contract/tracing";
+import { type Tracer, trace } from "@opentelemetry/api";
 import { createGateway } from "./app.js";
 import { type CliConfig, exitCodeOf, parseCommandLine } from "./cli.js";
 import { announceFailure, announceReady, boundPortVariable, receiveConnections, runPrimary } from "./cluster.js";
@@ -10,9 +12,10 @@ import { clusterMetrics } from "./cluster-metrics.js";
 
 /**
  * Builds a gateway from the configuration and listens; on SIGTERM or SIGINT it drains (the contract's drain: a
- * second signal does not cut it short) and exits as soon as its last connection is closed.
+ * second signal does not cut it short, and it ends with the flush of the spans) and exits as soon as its last
+ * connection is closed. With a tracer, each request is traced.
  */
-export async function serve(config: CliConfig, logger: Logger): Promise<Server> {
+export async function serve(config: CliConfig, logger: Logger, tracer?: Tracer): Promise<Server> {
   const gateway = await createGateway({
     upstream: config.upstream,
     responseValidation: config.responseValidation,
@@ -26,6 +29,7 @@ export async function serve(config: CliConfig, logger: Logger): Promise<Server> 
     collectDefaultMetrics: true,
     ...(config.maxBodyBytes === undefined ? {} : { maxBodyBytes: config.maxBodyBytes }),
     ...(cluster.isWorker ? { metricsSource: clusterMetrics } : {}),
+    ...(tracer ? { tracer } : {}),
   });
   // Requests Node's parser refuses (oversized headers, malformed HTTP) get the error body too (createServer does it).
   // A worker listens on nothing: its primary hands it connections.
@@ -88,7 +92,11 @@ export async function main(args: string[]): Promise<void> {
     return;
   }
   try {
-    await serve(config, logger);
+    // Each process that serves (each worker, with --workers) traces and exports its own spans, when the OTEL_*
+    // variables configure tracing; otherwise no SDK is loaded and the gateway has no tracing code on its path.
+    const version = packageVersion(import.meta.url);
+    const tracing = await startTracing({ serviceName: "compute-gateway", serviceVersion: version, logger });
+    await serve(config, logger, tracing.enabled ? trace.getTracer("@compute-api/gateway", version) : undefined);
   } catch (error) {
     // One line, as the stub's start-up failures are: what went wrong, not a stack (a worker's primary says it).
     const reason = ((error as Error).message ?? String(error)).split("\n")[0] ?? "";

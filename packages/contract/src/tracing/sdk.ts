@@ -70,6 +70,8 @@ export function startSdk(config: TracingConfig, identity: ServiceIdentity, logge
   });
   const resource = defaultResource().merge(
     resourceFromAttributes({
+      // Which process a span came from: each worker of `--workers` exports its own.
+      "process.pid": process.pid,
       [ATTR_SERVICE_NAME]: identity.serviceName,
       ...(identity.serviceVersion === undefined ? {} : { [ATTR_SERVICE_VERSION]: identity.serviceVersion }),
       ...config.resourceAttributes,

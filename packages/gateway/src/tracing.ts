@@ -1,0 +1,188 @@
+/**
+ * The gateway's traces (OpenTelemetry): a SERVER span per request, named after its operation, and a CLIENT span per
+ * upstream attempt under it, whose traceparent goes to the backend. Built once, when the gateway is given a tracer;
+ * without one createGateway installs none of this, and a request runs no tracing code at all (not even the API's
+ * no-op objects). No span holds a header value but the User-Agent, a body, or a value of the query.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import type { ApiError } from "@compute-api/contract";
+import {
+  ATTR_OPERATION_ID,
+  callerContext,
+  clientClosedErrorType,
+  httpSpanName,
+  serverRequestAttributes,
+  setErrorDetails,
+  setHttpRoute,
+  setServerResponse,
+  spanMethod,
+} from "@compute-api/contract/tracing";
+import {
+  type Attributes,
+  type Context,
+  context,
+  propagation,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import type { RetryReason } from "./retry.js";
+import { CallerGone, type Exchange, type Upstream, type UpstreamRequest } from "./upstream.js";
+
+/** What the response check said of an upstream response (`compute_api.response_check`). */
+export type ResponseVerdict = "passed" | "failed" | "not_checked";
+
+/** The hooks of a traced gateway; each one is called only when the gateway traces. */
+export interface GatewayTracing {
+  /** The request listener, with each request but the gateway's own endpoints (`own`) in a SERVER span. */
+  listener(listener: RequestListener, own: (req: IncomingMessage) => unknown): RequestListener;
+  /** The upstream, with a CLIENT span per attempt whose traceparent (and tracestate) the backend receives. */
+  upstream(upstream: Upstream, url: URL): Upstream;
+  /** The request was routed to an operation: the span is named after it. */
+  routed(res: ServerResponse, operationId: string, template: string): void;
+  /** The gateway answers with an error of its own: a refusal (its reason and violated fields), or a fault. */
+  answered(res: ServerResponse, error: ApiError): void;
+  /** The response check's verdict, and the fields a failed check named. */
+  checked(res: ServerResponse, verdict: ResponseVerdict, fields?: readonly string[]): void;
+}
+
+/** The response check's verdict on the SERVER span: `passed`, `failed` or `not_checked` (`--response-validation off`). */
+export const ATTR_RESPONSE_CHECK = "compute_api.response_check";
+/** The fields of the upstream response a failed check named (never their values). */
+export const ATTR_RESPONSE_CHECK_FIELDS = "compute_api.response_check.fields";
+/** Why an attempt was sent again (`connection_closed`, `connection_reset`), on the CLIENT span of the resend. */
+export const ATTR_RETRY_REASON = "compute_api.retry.reason";
+
+/** The path of a request target, without its query (whose values are the caller's). */
+const pathOf = (url: string): string => {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+};
+
+/** The query with every value replaced, so that a span shows which parameters came but none of their values. */
+const redactedQuery = (url: string): string => {
+  const query = url.indexOf("?");
+  if (query === -1) return "";
+  const pairs = url.slice(query + 1).split("&");
+  return `?${pairs.map((pair) => (pair.includes("=") ? `${pair.slice(0, pair.indexOf("="))}=REDACTED` : pair)).join("&")}`;
+};
+
+/** Ends a CLIENT span as failed, `error.type` saying why. */
+const failed = (span: Span, type: string) => {
+  span.setAttribute("error.type", type);
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+};
+
+/** `error.type` of a failed attempt: the socket's error code, `timeout`, or the caller went away. */
+function attemptErrorType(error: unknown): string {
+  if (error instanceof CallerGone) return clientClosedErrorType;
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  if (typeof cause?.code === "string") return cause.code;
+  return (error as { status?: number }).status === 504 ? "timeout" : "_OTHER";
+}
+
+/** Creates the hooks of a traced gateway: spans from `tracer`, context through the registered propagator. */
+export function gatewayTracing(tracer: Tracer): GatewayTracing {
+  /** The SERVER span of each traced request, for the hooks that are given its response. */
+  const spans = new WeakMap<ServerResponse, Span>();
+  /** The route template of each routed SERVER span, for the names of its CLIENT spans. */
+  const routes = new WeakMap<Span, string>();
+
+  function listener(inner: RequestListener, own: (req: IncomingMessage) => unknown): RequestListener {
+    return (req, res) => {
+      if (own(req)) return inner(req, res);
+      const parent = callerContext(req.headers);
+      const span = tracer.startSpan(
+        httpSpanName(req.method, undefined),
+        { kind: SpanKind.SERVER, attributes: serverRequestAttributes(req) },
+        parent,
+      );
+      spans.set(res, span);
+      res.once("close", () => {
+        if (span.isRecording()) setServerResponse(span, res.headersSent ? res.statusCode : undefined);
+        span.end();
+      });
+      context.with(trace.setSpan(parent, span), inner, undefined, req, res);
+    };
+  }
+
+  function upstream(inner: Upstream, url: URL): Upstream {
+    const server: Attributes = {
+      "server.address": url.hostname,
+      "server.port": Number(url.port || (url.protocol === "https:" ? 443 : 80)),
+    };
+    const base = url.origin + url.pathname.replace(/\/+$/, "");
+
+    /** Starts the CLIENT span of an attempt and writes its traceparent (and tracestate) into the request's headers. */
+    const attempt = (parent: Context, request: UpstreamRequest, resend?: RetryReason): Span => {
+      const serverSpan = trace.getSpan(parent);
+      const route = serverSpan && routes.get(serverSpan);
+      const attributes: Attributes = {
+        ...server,
+        "http.request.method": spanMethod(request.method),
+        "url.full": base + pathOf(request.url) + redactedQuery(request.url),
+      };
+      if (route !== undefined) attributes["url.template"] = route;
+      if (resend) {
+        attributes["http.request.resend_count"] = 1;
+        attributes[ATTR_RETRY_REASON] = resend;
+      }
+      const span = tracer.startSpan(httpSpanName(request.method, route), { kind: SpanKind.CLIENT, attributes }, parent);
+      propagation.inject(trace.setSpan(parent, span), request.headers);
+      return span;
+    };
+
+    return {
+      ...inner,
+      send(request: UpstreamRequest): Exchange {
+        const parent = context.active();
+        let span = attempt(parent, request);
+        const onRetry = request.onRetry;
+        // A resend is a span of its own, after the failed one, with its own traceparent.
+        request.onRetry = (reason, error) => {
+          failed(span, reason);
+          span = attempt(parent, request, reason);
+          onRetry?.(reason, error);
+        };
+        const exchange = inner.send(request);
+        exchange.response.then(
+          ({ status }) => {
+            span.setAttribute("http.response.status_code", status);
+            if (status >= 400) failed(span, String(status));
+            else span.end();
+          },
+          (error: unknown) => {
+            setErrorDetails(span, error);
+            failed(span, attemptErrorType(error));
+          },
+        );
+        return exchange;
+      },
+    };
+  }
+
+  return {
+    listener,
+    upstream,
+    routed(res, operationId, template) {
+      const span = spans.get(res);
+      if (!span?.isRecording()) return;
+      routes.set(span, template);
+      setHttpRoute(span, res.req.method, template);
+      span.setAttribute(ATTR_OPERATION_ID, operationId);
+    },
+    answered(res, error) {
+      const span = spans.get(res);
+      if (span?.isRecording()) setErrorDetails(span, error);
+    },
+    checked(res, verdict, fields) {
+      const span = spans.get(res);
+      if (!span?.isRecording()) return;
+      span.setAttribute(ATTR_RESPONSE_CHECK, verdict);
+      if (fields && fields.length > 0) span.setAttribute(ATTR_RESPONSE_CHECK_FIELDS, [...new Set(fields)].slice(0, 20));
+    },
+  };
+}
