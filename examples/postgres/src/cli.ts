@@ -15,6 +15,7 @@ import {
   type ServerFlags,
   type StartKey,
   serverCommand,
+  startCommandTracing,
 } from "@compute-api/server/cli";
 import { type Command, Option } from "commander";
 import { isUnavailable } from "./database/database-errors.js";
@@ -77,6 +78,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
   const command = program(io);
   const flags = parseServerFlags<Flags>(command, argv, io);
   if (typeof flags === "number") return { exitCode: flags };
+  const tracing = await startCommandTracing(command, flags, io);
+  if (typeof tracing === "number") return { exitCode: tracing };
   const urlSource = command.getOptionValueSource("databaseUrl") === "env" ? "DATABASE_URL" : "--database-url";
   if (flags.databaseUrl !== undefined && !isPostgresUrl(flags.databaseUrl)) {
     io.stderr(

@@ -16,6 +16,7 @@ import { metaRoutes } from "./meta-routes.js";
 import { operationRoutes } from "./operation-routes.js";
 import { Principals } from "./principals.js";
 import { defaultHandlerTimeoutMs, requestDeadline } from "./request-deadline.js";
+import { requestSpans } from "./tracing.js";
 import type { Handlers } from "./types.js";
 
 export type { Authenticate } from "./authentication.js";
@@ -123,6 +124,10 @@ export async function createComputeServer<Principal>(options: ComputeServerOptio
   const log = requestLogger(logger, operationIdOf);
   const prefix = apiPrefix(spec);
   const meta = metaRoutes(spec, { openapi, ready: options.ready, draining: () => draining, logger });
+  const spans = requestSpans((req) => ({
+    route: routeOf(req) ?? (meta.paths.has(req.path) ? req.path : undefined),
+    operationId: operationIdOf(req),
+  }));
   const errors = errorHandler(logger, options.isExpectedError);
   const deadline = requestDeadline(options.handlerTimeoutMs ?? defaultHandlerTimeoutMs, (error, req, res) =>
     errors(error, req, res, () => {}),
@@ -135,6 +140,8 @@ export async function createComputeServer<Principal>(options: ComputeServerOptio
       router.use((req, _res, next) =>
         req.path.startsWith(prefix) || meta.paths.has(req.path) ? next() : next("router"),
       );
+    // 0. The request's SERVER span (when tracing is on), the active span of everything after it.
+    router.use(spans);
     // 1. One log line per request, first so that it times and sees every answer; its record stays in res.locals.
     // Then its clock: past the handler timeout it is answered 504, and its signal fires.
     router.use((req, res, next) => {
@@ -177,6 +184,11 @@ export async function createComputeServer<Principal>(options: ComputeServerOptio
     },
     close: async () => {},
   };
+}
+
+/** The path template (`/v1/projects/{projectId}`) express-openapi-validator routed a request to. */
+function routeOf(req: unknown): string | undefined {
+  return (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
 }
 
 /** The operation express-openapi-validator routed a request to. */

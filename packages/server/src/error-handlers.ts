@@ -7,6 +7,7 @@ import { type ApiError, internalError, notFound as notFoundError } from "@comput
 import type { Logger } from "@compute-api/contract/http";
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { authenticationFailureOf } from "./authentication.js";
+import { recordErrorAnswer } from "./tracing.js";
 import { fromValidatorError } from "./validator-errors.js";
 
 /** Whether an error's status is one an error answer can have: a whole number from 400 to 599. */
@@ -42,6 +43,7 @@ export function errorHandler(
 /** Sends an error: its headers, its status, its body. */
 export function sendError(res: Response, apiError: ApiError, logger?: Logger): void {
   if (res.headersSent) return;
+  recordErrorAnswer(res, apiError);
   try {
     res.set(apiError.headers);
   } catch (error) {

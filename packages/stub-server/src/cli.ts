@@ -18,6 +18,7 @@ import {
   parseServerFlags,
   type ServerFlags,
   serverCommand,
+  startCommandTracing,
 } from "@compute-api/server/cli";
 import { type Command, Option } from "commander";
 import { adminPrefix } from "./admin.js";
@@ -132,6 +133,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
   const command = program(io);
   const flags = parseServerFlags<Flags>(command, argv, io);
   if (typeof flags === "number") return { exitCode: flags };
+  const tracing = await startCommandTracing(command, flags, io);
+  if (typeof tracing === "number") return { exitCode: tracing };
 
   // The admin API can replace the whole state and read every request: beyond this machine, only with a token.
   if (flags.admin && flags.adminToken === undefined && !isLoopback(flags.host)) {

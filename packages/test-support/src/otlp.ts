@@ -153,7 +153,7 @@ export interface OtlpReceiver {
   bytes(): Buffer;
   /**
    * Waits until at least `count` spans match `predicate`, then resolves with those; rejects after `timeoutMs`
-   * naming the spans that did come.
+   * (default 10 s, for a loaded machine) naming the spans that did come.
    */
   waitForSpans(predicate: (span: ReceivedSpan) => boolean, timeoutMs?: number, count?: number): Promise<ReceivedSpan[]>;
   /** Forgets what was received. */
@@ -299,7 +299,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     spans,
     exports,
     bytes: () => Buffer.concat(received),
-    waitForSpans: (predicate, timeoutMs = 5000, count = 1) =>
+    waitForSpans: (predicate, timeoutMs = 10_000, count = 1) =>
       new Promise((resolve, reject) => {
         const check = () => {
           const matching = spans.filter(predicate);

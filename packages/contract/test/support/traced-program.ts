@@ -1,8 +1,8 @@
 /**
  * A program that traces one span the way a server does, for the tracing suite: started with the `OTEL_*`
  * variables, it calls `startTracing`, writes a log line inside a SERVER span that records an error body, prints
- * `{"ids": …}`, and shuts tracing down (which exports). Run in a process of its own: Vitest's workers run Node
- * with `--conditions module`, under which the SDK's own `require`s load its ESM builds, which Node cannot load.
+ * `{"ids": …}`, and shuts tracing down (which exports). Run in a process of its own, as a command runs: what it
+ * writes to standard output and exports is all there is to check.
  */
 import { SpanKind, trace } from "@opentelemetry/api";
 import { invalidRequest } from "../../src/error-catalogue.js";

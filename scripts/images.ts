@@ -1,0 +1,201 @@
+/**
+ * `npm run images`: builds the project's three OCI images from deploy/images/Containerfile, with podman if it is on
+ * PATH, else docker (CONTAINER_ENGINE names either, or a path): compute-api/gateway, compute-api/stub and
+ * compute-api/postgres-example, each tagged with its package's version. NODE_IMAGE, from the environment, is the
+ * base image (default: the Containerfile's, Node.js 24 LTS on Debian 12 slim). When NODE_EXTRA_CA_CERTS is set (a
+ * TLS-intercepting proxy between this machine and the npm registry), that file is given to the build as the secret
+ * npm_ca, which the build stage trusts while it runs npm ci and which no image layer holds. Podman runs with the
+ * project's deploy/images/containers.conf (CONTAINERS_CONF) unless CONTAINERS_CONF is already set.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { accessSync, constants, readFileSync } from "node:fs";
+import { delimiter, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** The one Containerfile of the three images, a target each. */
+export const containerfile = join(root, "deploy/images/Containerfile");
+/** The project's podman settings (runc, lower default ulimits, host networking), given through CONTAINERS_CONF. */
+export const containersConf = join(root, "deploy/images/containers.conf");
+
+/** One of the images: its Containerfile target and the package whose version and description it carries. */
+export interface ImageTarget {
+  readonly target: "gateway" | "stub" | "postgres-example";
+  readonly packageDir: string;
+}
+
+/** The three images, in the order they are built. */
+export const imageTargets: readonly ImageTarget[] = [
+  { target: "gateway", packageDir: "packages/gateway" },
+  { target: "stub", packageDir: "packages/stub-server" },
+  { target: "postgres-example", packageDir: "examples/postgres" },
+];
+
+/** A built image: its target and its tag (`compute-api/gateway:1.0.0`). */
+export interface BuiltImage {
+  readonly target: ImageTarget["target"];
+  readonly tag: string;
+}
+
+/** podman or docker, and the environment its commands run with. */
+export interface ContainerEngine {
+  readonly name: "podman" | "docker";
+  readonly path: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** The tag of `image`: `compute-api/<target>:<its package's version>`. */
+export function imageTag(image: ImageTarget): string {
+  const manifest = JSON.parse(readFileSync(join(root, image.packageDir, "package.json"), "utf8")) as {
+    version: string;
+  };
+  return `compute-api/${image.target}:${manifest.version}`;
+}
+
+/**
+ * The container engine: CONTAINER_ENGINE (podman, docker, or a path to either), else podman on PATH, else docker;
+ * undefined when there is none.
+ */
+export function findContainerEngine(env: NodeJS.ProcessEnv = process.env): ContainerEngine | undefined {
+  const given = env.CONTAINER_ENGINE;
+  const candidates = given ? [given] : ["podman", "docker"];
+  for (const candidate of candidates) {
+    const path = candidate.includes("/") ? candidate : onPath(candidate, env);
+    if (path === undefined) continue;
+    const name = path.endsWith("docker") ? "docker" : "podman";
+    return { name, path, env: name === "podman" ? podmanEnv(env) : { ...env } };
+  }
+  return undefined;
+}
+
+/** The environment of podman's commands: the project's containers.conf, unless the caller chose one. */
+export function podmanEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return env.CONTAINERS_CONF ? { ...env } : { ...env, CONTAINERS_CONF: containersConf };
+}
+
+/** What buildImages is given: the base image, where the engine's output goes, which images. */
+export interface BuildImagesOptions {
+  /** The base image of every stage (NODE_IMAGE); default: the environment's NODE_IMAGE, else the Containerfile's. */
+  nodeImage?: string;
+  /** The engine; default: findContainerEngine(). */
+  engine?: ContainerEngine;
+  /** Receives the engine's output (default: this process's stderr). */
+  output?: (chunk: string) => void;
+  /** The images to build; default: all three. */
+  targets?: readonly ImageTarget[];
+  /** Aborts the build (the engine's process is killed). */
+  signal?: AbortSignal;
+}
+
+/** Builds the images, one after the other (the build stage once: the others reuse its cached layers). */
+export async function buildImages(options: BuildImagesOptions = {}): Promise<BuiltImage[]> {
+  const engine = options.engine ?? findContainerEngine();
+  if (engine === undefined) {
+    throw new Error("neither podman nor docker found: install one (Debian: apt-get install podman runc)");
+  }
+  const output = options.output ?? ((chunk: string) => process.stderr.write(chunk));
+  const nodeImage = options.nodeImage ?? process.env.NODE_IMAGE;
+  const built: BuiltImage[] = [];
+  for (const image of options.targets ?? imageTargets) {
+    const tag = imageTag(image);
+    const args = ["build", "-f", containerfile, "--target", image.target, "-t", tag];
+    args.push("--build-arg", `VERSION=${tag.slice(tag.lastIndexOf(":") + 1)}`, "--build-arg", `REVISION=${revision()}`);
+    if (nodeImage) args.push("--build-arg", `NODE_IMAGE=${nodeImage}`);
+    const ca = process.env.NODE_EXTRA_CA_CERTS;
+    if (ca) args.push("--secret", `id=npm_ca,src=${resolve(ca)}`);
+    // The build stage reaches the registry from the host's network, as the containers run (containers.conf).
+    if (engine.name === "podman") args.push("--network", "host");
+    args.push(root);
+    await run(engine, args, output, options.signal);
+    built.push({ target: image.target, tag });
+  }
+  return built;
+}
+
+/** The commit the images are built from, for their revision label; "unknown" outside a git checkout. */
+function revision(): string {
+  try {
+    return execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8", stdio: "pipe" }).trim();
+  } catch {
+    return "unknown";
+  }
+}
+
+/** Runs the engine; rejects with its exit status and the end of its output when it fails. */
+function run(
+  engine: ContainerEngine,
+  args: string[],
+  output: (chunk: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(engine.path, args, {
+      env: engine.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(signal ? { signal, killSignal: "SIGKILL" as const } : {}),
+    });
+    let tail = "";
+    const take = (chunk: Buffer) => {
+      const text = chunk.toString();
+      tail = (tail + text).slice(-4000);
+      output(text);
+    };
+    child.stdout.on("data", take);
+    child.stderr.on("data", take);
+    child.once("error", reject);
+    child.once("close", (code, signal) => {
+      if (code === 0) resolvePromise();
+      else reject(new Error(`${engine.name} ${args.slice(0, 5).join(" ")} … failed (${signal ?? code}):\n${tail}`));
+    });
+  });
+}
+
+function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return join(dir, name);
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** The images' uncompressed sizes, as the engine reports them, in MB. */
+function imageSizeMb(engine: ContainerEngine, tag: string): string {
+  const bytes = execFileSync(engine.path, ["image", "inspect", "--format", "{{.Size}}", tag], {
+    env: engine.env,
+    encoding: "utf8",
+  });
+  return (Number(bytes.trim()) / 1e6).toFixed(0);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { positionals } = parseArgs({ allowPositionals: true });
+  const unknown = positionals.filter((name) => !imageTargets.some((image) => image.target === name));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `unknown image ${unknown.join(", ")}: one of ${imageTargets.map((i) => i.target).join(", ")}\n`,
+    );
+    process.exit(2);
+  }
+  const engine = findContainerEngine();
+  if (engine === undefined) {
+    process.stderr.write("neither podman nor docker found: install one (Debian: apt-get install podman runc)\n");
+    process.exit(1);
+  }
+  const started = Date.now();
+  try {
+    const targets = positionals.length > 0 ? imageTargets.filter((i) => positionals.includes(i.target)) : undefined;
+    const built = await buildImages({ engine, ...(targets ? { targets } : {}) });
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    process.stdout.write(`built with ${engine.name} in ${seconds} s:\n`);
+    for (const { tag } of built) process.stdout.write(`  ${tag}  ${imageSizeMb(engine, tag)} MB\n`);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}
