@@ -22,8 +22,10 @@ import { type ForwardOptions, forward } from "./forward.js";
 import { createMetrics, type GatewayMetrics, statusLabel } from "./metrics.js";
 import { defaults, type GatewayOptions, parseUpstreamUrl } from "./options.js";
 import { ownEndpoints } from "./own-endpoints.js";
+import { createRecorder } from "./record.js";
 import { createRespond, deliver, sendError } from "./responses.js";
 import { createSpecRouteTest } from "./spec-routes.js";
+import { isStubAdminTarget, stubAdminRefused } from "./stub-admin.js";
 import { normalizeTarget } from "./target.js";
 import { gatewayTracing } from "./tracing.js";
 import { createUpstream, type UpstreamResponse } from "./upstream.js";
@@ -92,6 +94,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const cors = options.corsOrigins ? corsHandler(options.corsOrigins, contract.spec) : undefined;
   const isSpecRoute =
     (options.passthroughUnknown ?? defaults.passthroughUnknown) ? createSpecRouteTest(contract.spec) : undefined;
+  // Recording (--record): the resources of the answers that pass the check; off, nothing of it is on the path.
+  const recorder = options.record === undefined ? undefined : createRecorder({ file: options.record, logger });
   const respond = createRespond({
     mode,
     maxResponseBytes,
@@ -100,6 +104,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     ownsCors: cors !== undefined,
     checked: tracing?.checked,
+    recorded: recorder?.answered,
   });
   const { registry } = metrics;
   const metricsText = options.metricsSource?.(registry) ?? (() => registry.metrics());
@@ -164,6 +169,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         status: res.writableFinished ? status(res.statusCode) : "aborted",
       });
     });
+    // The stub's admin API (/__stub/…) changes a backend's whole state: never forwarded, whatever the flags.
+    if (isStubAdminTarget(req.url ?? "/")) return refuse(res, stubAdminRefused(), undefined);
     // 3. CORS: with --cors-origins the gateway answers preflights and sets the headers; without, the backend owns
     //    its CORS policy and preflights go to it unvalidated.
     if (cors && runCors(cors, req, res)) return;
@@ -249,5 +256,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const drain = () => {
     draining = true;
   };
-  return { app, metrics, drain, close: () => upstream.close() };
+  const close = async () => {
+    await recorder?.close();
+    await upstream.close();
+  };
+  return { app, metrics, drain, close };
 }

@@ -15,6 +15,7 @@ import {
 import { TracingConfigError, tracingConfig } from "@compute-api/contract/tracing";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { defaults, parseUpstreamUrl, upstreamRequired } from "./options.js";
+import { recordFileProblem } from "./record.js";
 
 /** What the command line decides. */
 export interface CliConfig {
@@ -33,6 +34,8 @@ export interface CliConfig {
   passthroughUnknown: boolean;
   corsOrigins?: string[];
   logLevel: string;
+  /** --record: the fixture file the backend's answers are recorded into. */
+  record?: string;
 }
 
 const flag = (value: string | undefined, name: string): boolean => {
@@ -48,6 +51,7 @@ const epilogue = {
     "compute-gateway --upstream http://127.0.0.1:4010      # in front of compute-stub, on http://127.0.0.1:8080",
     "compute-gateway --upstream https://compute.internal --host 0.0.0.0 -p 8080 --workers auto",
     "UPSTREAM_URL=http://127.0.0.1:4011 compute-gateway --response-validation report",
+    "compute-gateway --upstream https://compute.internal --record my-account.yaml   # then: compute-stub --data my-account.yaml",
   ],
   exitStatus: {
     0: "stopped by SIGINT or SIGTERM after draining; or --help, --version",
@@ -137,6 +141,15 @@ export function createProgram(): Command {
         "none: preflights go to the backend",
       ),
     )
+    .addOption(
+      defaultText(
+        new Option(
+          "--record <file>",
+          "record the resources the backend answers into this .yaml fixture file, for compute-stub --data (one worker)",
+        ).env("RECORD_FILE"),
+        "none",
+      ),
+    )
     .addOption(logLevelOption())
     .exitOverride()
     .showHelpAfterError(false);
@@ -179,6 +192,16 @@ export function parseCommandLine(args: string[]): CliConfig {
   } catch (error) {
     if (!(error instanceof TracingConfigError)) throw error;
     program.error(`error: ${error.message}`, { exitCode: 2, code: "gateway.tracing" });
+  }
+  if (o.record !== undefined) {
+    // One process writes the recording, from answers it could check.
+    const problem =
+      recordFileProblem(o.record) ??
+      (o.workers > 1 ? "it is written by one process: use it with --workers 1" : undefined) ??
+      (o.responseValidation === "off"
+        ? "it keeps only answers that pass the check: use it with --response-validation enforce or report"
+        : undefined);
+    if (problem) program.error(`error: --record: ${problem}`, { exitCode: 2, code: "gateway.record" });
   }
   return {
     ...o,

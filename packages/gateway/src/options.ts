@@ -42,6 +42,11 @@ export interface GatewayOptions {
   /** The bundled document; default the one of @compute-api/spec. */
   spec?: OpenApiDocument;
   /**
+   * Records what the backend answers into this fixture file (`.yaml`), which `compute-stub --data` serves: the
+   * resources of search and PATCH answers that passed the check, merged by id (record.ts). Default none.
+   */
+  record?: string;
+  /**
    * Traces each request with this OpenTelemetry tracer: a SERVER span per request, a CLIENT span per upstream
    * attempt, the trace context continued from the caller and sent upstream (the registered propagator's and
    * context manager's, as the SDK's `register()` sets them). Default none: no tracing code on a request's path.
@@ -50,7 +55,7 @@ export interface GatewayOptions {
 }
 
 /** The settings that are required, or whose default is an absence. */
-type WithoutDefault = "upstream" | "corsOrigins" | "logger" | "metricsSource" | "spec" | "tracer";
+type WithoutDefault = "upstream" | "corsOrigins" | "logger" | "metricsSource" | "spec" | "tracer" | "record";
 
 /**
  * Defaults of the optional settings: every one of GatewayOptions but those whose default is an absence (no CORS

@@ -62,6 +62,8 @@ export interface ResponseOptions {
   ownsCors: boolean;
   /** Told the check's verdict, when the gateway traces. */
   checked?: GatewayTracing["checked"] | undefined;
+  /** Given each answer that passed the check, its body decoded, when the gateway records (`--record`). */
+  recorded?: ((operationId: string, status: number, body: Uint8Array) => void) | undefined;
 }
 
 /** Answers a request with its upstream response, as the validation mode says. */
@@ -88,6 +90,7 @@ export function createRespond({
   logger,
   ownsCors,
   checked,
+  recorded,
 }: ResponseOptions): Respond {
   return (res, method, id, operationId, response) => {
     if (mode === "off") {
@@ -114,7 +117,10 @@ export function createRespond({
       violations.length === 0 ? "passed" : "failed",
       violations.map((v) => v.field),
     );
-    if (violations.length === 0) return deliver(res, response, method, ownsCors);
+    if (violations.length === 0) {
+      if (recorded && "bytes" in decoded) recorded(operationId, response.status, decoded.bytes);
+      return deliver(res, response, method, ownsCors);
+    }
     metrics.violations.inc({ direction: "response", operation_id: operationId });
     logger.warn(
       { reqId: id, operationId, status: response.status, violations },

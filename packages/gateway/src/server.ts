@@ -30,6 +30,7 @@ export async function serve(config: CliConfig, logger: Logger, tracer?: Tracer):
     ...(config.maxBodyBytes === undefined ? {} : { maxBodyBytes: config.maxBodyBytes }),
     ...(cluster.isWorker ? { metricsSource: clusterMetrics } : {}),
     ...(tracer ? { tracer } : {}),
+    ...(config.record === undefined ? {} : { record: config.record }),
   });
   // Requests Node's parser refuses (oversized headers, malformed HTTP) get the error body too (createServer does it).
   // A worker listens on nothing: its primary hands it connections.

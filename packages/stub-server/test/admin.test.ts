@@ -82,7 +82,7 @@ describe("POST /__stub/reset", () => {
     const firstPatch = await (await s.call(patchPath, json("PATCH", { priceHr: { value: "4.5" } }))).text();
     await s.call("/v1/projects/proj-alpha/cluster-machines/cm-alpha-02", json("PATCH", { powerState: "OFF" }));
     const created = await (await s.call("/v1/api-keys", json("POST", { apikeyId: "ci-key" }))).json();
-    const bobs = await (await s.call("/v1/api-keys", json("POST", { apikeyId: "ci-key" }), "bob")).json();
+    const bobs = await (await s.call("/v1/api-keys", { ...json("POST", { apikeyId: "ci-key" }), as: "bob" })).json();
     expect(await answers(s)).not.toEqual(first);
 
     const reset = await admin(s, "POST", "/reset");
@@ -96,6 +96,7 @@ describe("POST /__stub/reset", () => {
     await admin(s, "POST", "/reset");
     // The same PATCH answers as it did first; the same key id can be created again.
     expect(await (await s.call(patchPath, json("PATCH", { priceHr: { value: "4.5" } }))).text()).toBe(firstPatch);
+    expect([created.key, bobs.key]).toEqual([expect.stringMatching(/^cak_/), expect.stringMatching(/^cak_/)]);
     for (const key of [created.key, bobs.key]) {
       const refused = await fetch(`${s.url}/v1/resources/search?query=a`, {
         headers: { authorization: `Bearer ${key}` },
