@@ -1,0 +1,4 @@
+// jest.global-teardown.mjs
+export default async function globalTeardown() {
+  await globalThis.__computeStub?.close();
+}
