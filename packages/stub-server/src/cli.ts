@@ -55,7 +55,7 @@ function program(io: CliIo): Command {
         'compute-stub -p 4020 --api-key "$KEY" --compress',
         "compute-stub --generate 100000 --seed 7",
         "compute-stub --faults 429=2%,503=1% --latency 20-200 --drop 0.5% --rate-limit 20/s",
-        'compute-stub --host 0.0.0.0 --admin-token "$ADMIN_TOKEN"   # beyond this machine: the admin API needs a token',
+        'compute-stub --host 0.0.0.0 --admin-token "$ADMIN_TOKEN"   # beyond this machine, the admin API only with a token',
       ],
       exitStatus: {
         0: "stopped by SIGINT or SIGTERM after draining; or --help, --version",
@@ -93,7 +93,7 @@ function program(io: CliIo): Command {
     .addOption(
       new Option(
         "--admin-token <token>",
-        `token every request to the admin API (${adminPrefix}/) must send as Authorization: Bearer <token>; required with a --host beyond loopback`,
+        `token every request to the admin API (${adminPrefix}/) must send as Authorization: Bearer <token>; without one, a --host beyond loopback has no admin API`,
       )
         .env(adminTokenEnv)
         .argParser(apiKey),
@@ -136,13 +136,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
   const tracing = await startCommandTracing(command, flags, io);
   if (typeof tracing === "number") return { exitCode: tracing };
 
-  // The admin API can replace the whole state and read every request: beyond this machine, only with a token.
-  if (flags.admin && flags.adminToken === undefined && !isLoopback(flags.host)) {
+  // The admin API can replace the whole state and read every request: beyond this machine, only with a token. Without
+  // one it is off there (a container's HOST=0.0.0.0 still starts), and a line says so.
+  const admin = flags.admin && (flags.adminToken !== undefined || isLoopback(flags.host));
+  if (flags.admin && !admin)
     io.stderr(
-      `compute-stub: --host ${flags.host} listens beyond this machine, and the admin API (${adminPrefix}/) can reset the data and read every request: give it a token (--admin-token or ${adminTokenEnv}) or turn it off (--no-admin)\n`,
+      `compute-stub: the admin API (${adminPrefix}/) is off: --host ${flags.host} listens beyond this machine, and it can reset the data and read every request; give it a token (--admin-token or ${adminTokenEnv}) to turn it on, or --no-admin to say so\n`,
     );
-    return { exitCode: 2 };
-  }
   const spec = loadSpec();
   let fixtures: Fixtures;
   try {
@@ -162,7 +162,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       adoptFixtures: true,
       // A reset makes the data again: reads --data's file again (an edited file is picked up), generates again.
       baseline: () => fixturesOf(flags, spec),
-      admin: flags.admin ? { token: flags.adminToken } : false,
+      admin: admin ? { token: flags.adminToken } : false,
       journalSize: flags.journalSize,
       apiKeys: user ? { [user.id]: key } : {},
       corsOrigins: flags.corsOrigins ?? ["*"],
@@ -189,7 +189,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
     listeningLines(command, {
       name: "compute-stub",
       url: stub.url,
-      about: `docs: ${stub.url}/docs${flags.admin ? `, admin: ${stub.url}${adminPrefix}/` : ""}`,
+      about: `docs: ${stub.url}/docs${admin ? `, admin: ${stub.url}${adminPrefix}/` : ""}`,
       user: user?.id,
       key: flags.apiKey === undefined ? { outcome: "new", key, lasts: "new at each start" } : { outcome: "given" },
     }),
