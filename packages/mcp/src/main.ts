@@ -33,6 +33,8 @@ export async function main(args: string[]): Promise<void> {
   }
   if (config.http) await serveHttp(config, runner, logger);
   else await serveStdio(runner, logger);
+  // Done: the client's idle keep-alive connections to the service would otherwise hold the process for seconds.
+  process.exit(process.exitCode ?? 0);
 }
 
 async function serveStdio(runner: ToolRunner, logger: Logger): Promise<void> {

@@ -80,7 +80,8 @@ async function gatewayFor(upstream: string): Promise<Listening> {
   };
 }
 
-describe.each(setups)("compute-mcp over $name", (setup) => {
+// Some tests start another compute-mcp, which takes seconds on a loaded machine.
+describe.each(setups)("compute-mcp over $name", { timeout: 90_000 }, (setup) => {
   let stub: TestStub;
   let limited: TestStub;
   let front: Listening[] = [];
