@@ -1,6 +1,10 @@
 /** `compute-postgres`: runs the server until SIGINT or SIGTERM. */
-import { runUntilSignal } from "@compute-api/server/cli";
-import { runCli } from "./cli.js";
+import { instrumentPg } from "./tracing.js";
+
+// Before anything loads `pg`: the rest of the program is imported after the instrumentation is registered.
+await instrumentPg();
+const { runUntilSignal } = await import("@compute-api/server/cli");
+const { runCli } = await import("./cli.js");
 
 const { exitCode, server, shutdown } = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
