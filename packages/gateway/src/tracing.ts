@@ -139,6 +139,12 @@ export function gatewayTracing(tracer: Tracer): GatewayTracing {
       ...inner,
       send(request: UpstreamRequest): Exchange {
         const parent = context.active();
+        // A request that is not sampled gets no span of its own: the backend continues the trace from the SERVER
+        // span's context (its trace id, its unsampled flag), which is all a span here would have sent.
+        if (!trace.getSpan(parent)?.isRecording()) {
+          propagation.inject(parent, request.headers);
+          return inner.send(request);
+        }
         let span = attempt(parent, request);
         const onRetry = request.onRetry;
         // A resend is a span of its own, after the failed one, with its own traceparent.

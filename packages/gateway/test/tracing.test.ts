@@ -10,6 +10,8 @@ import { createServer, type IncomingMessage, type RequestListener, request } fro
 import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { createLogger } from "@compute-api/contract/http";
+import { startTracing, type Tracing } from "@compute-api/contract/tracing";
 import { createApp } from "@compute-api/stub-server";
 import { freePort, type Listening, listenLocal } from "@compute-api/test-support";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "@compute-api/test-support/otlp";
@@ -159,16 +161,24 @@ describe("a traced gateway in front of the stub", () => {
   let receiver: OtlpReceiver;
   let stub: Listening & { seen: Seen[] };
   let command: Command;
+  /** The test process's own tracing: the stub serving in it exports its spans (the server kit's) too. */
+  let stubTracing: Tracing;
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
+    stubTracing = await startTracing({
+      serviceName: "compute-stub",
+      logger: createLogger({ level: "silent" }),
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    });
     stub = await observedStub();
     command = await gateway(stub.url, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...quickly });
-  }, 60_000);
+  }, 90_000);
   afterAll(async () => {
     command?.signal("SIGTERM");
     await command?.exited;
     await stub?.close();
+    await stubTracing?.shutdown();
     await receiver?.close();
   });
   afterEach(() => {
@@ -185,9 +195,18 @@ describe("a traced gateway in front of the stub", () => {
       "x-request-id": "traced-search",
     });
     expect(status).toBe(200);
-    const spans = await receiver.waitForSpans((s) => s.traceId === traceId, 10_000, 2);
-    const [server] = byKind(spans, "SERVER");
+    await stubTracing.forceFlush();
+    // The gateway's SERVER and CLIENT spans, and the stub's SERVER span.
+    const spans = await receiver.waitForSpans((s) => s.traceId === traceId, 10_000, 3);
+    const [server, stubServer] = byKind(spans, "SERVER").sort((a, b) =>
+      Number(a.startTimeUnixNano - b.startTimeUnixNano),
+    );
     const [client] = byKind(spans, "CLIENT");
+    expect(stubServer).toMatchObject({
+      name: "GET /v1/resources/search",
+      parentSpanId: client?.spanId,
+      resource: expect.objectContaining({ "service.name": "compute-stub" }),
+    });
     expect(server).toMatchObject({
       name: "GET /v1/resources/search",
       parentSpanId: callerSpan,
@@ -311,7 +330,7 @@ describe("a traced gateway in front of the stub", () => {
 });
 
 describe("sampling", () => {
-  it("parentbased_traceidratio 0 exports nothing, and the backend gets an unsampled traceparent", async () => {
+  it("parentbased_traceidratio 0 exports nothing but what a sampled caller asks for; the backend gets the trace either way", async () => {
     const receiver = await startOtlpReceiver();
     const stub = await observedStub();
     try {
@@ -321,18 +340,30 @@ describe("sampling", () => {
         OTEL_TRACES_SAMPLER_ARG: "0",
         ...quickly,
       });
-      for (let i = 0; i < 5; i++) expect(await send(`${command.url}/v1/resources/search?query=train`)).toBe(200);
+      const search = `${command.url}/v1/resources/search?query=train`;
+      for (let i = 0; i < 5; i++) expect(await send(search)).toBe(200);
+      const [unsampled, sampled] = [hexId(16), hexId(16)];
+      expect(await send(search, { traceparent: `00-${unsampled}-${hexId(8)}-00` })).toBe(200);
+      expect(await send(search, { traceparent: `00-${sampled}-${hexId(8)}-01` })).toBe(200);
       command.signal("SIGTERM");
       expect(await command.exited).toBe(0);
-      expect(receiver.spans).toEqual([]);
-      expect(receiver.exports).toEqual([]);
-      expect(stub.seen).toHaveLength(5);
-      for (const { traceparent } of stub.seen) expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+      // Only the caller that sampled its trace gets spans: the parent's decision wins over the ratio.
+      expect(receiver.spans.map((s) => [s.traceId, s.kind]).sort()).toEqual([
+        [sampled, "CLIENT"],
+        [sampled, "SERVER"],
+      ]);
+      expect(stub.seen).toHaveLength(7);
+      const contexts = stub.seen.map((s) =>
+        /^00-([0-9a-f]{32})-[0-9a-f]{16}-(\d\d)$/.exec(s.traceparent ?? "")?.slice(1),
+      );
+      for (const context of contexts.slice(0, 5)) expect(context?.[1]).toBe("00");
+      expect(contexts[5]).toEqual([unsampled, "00"]);
+      expect(contexts[6]).toEqual([sampled, "01"]);
     } finally {
       await stub.close();
       await receiver.close();
     }
-  }, 60_000);
+  }, 90_000);
 });
 
 describe("a retried upstream attempt", () => {
@@ -385,7 +416,7 @@ describe("a retried upstream attempt", () => {
       await backend.close();
       await receiver.close();
     }
-  }, 60_000);
+  }, 90_000);
 });
 
 describe("--workers and SIGTERM", () => {
@@ -421,5 +452,5 @@ describe("--workers and SIGTERM", () => {
       await stub.close();
       await receiver.close();
     }
-  }, 60_000);
+  }, 90_000);
 });
