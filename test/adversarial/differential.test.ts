@@ -6,12 +6,15 @@
  * - end to end: to a stub directly, and through a gateway in front of its twin (same data, same keys);
  * - the validators alone: to the stub's validator with a handler that accepts everything, and through a gateway
  *   in front of an upstream that accepts everything. A gateway that let through what the stub refuses would be
- *   covered end to end by the twin stub behind it; here it is not.
+ *   covered end to end by the twin stub behind it; here it is not;
+ * - and the stub's MSW handlers (@compute-api/stub-server/msw, a twin of the same data and keys), reached through
+ *   MSW's interception of node:http (`setupServer`), end to end beside the stub.
  *
  * Each pair of answers must have the same status and the same ErrorInfo reasons, and a 400 the same set of
  * violated fields.
  */
 import { createServer, type Server } from "node:http";
+import { syncBuiltinESMExports } from "node:module";
 import {
   type Answer,
   type RawRequest,
@@ -24,9 +27,11 @@ import { createLogger } from "@compute-api/contract/http";
 import { parseQueryString } from "@compute-api/contract/internal";
 import { createGateway } from "@compute-api/gateway";
 import { createContractValidator, errorHandler } from "@compute-api/server/validator";
+import { createStubHandlers } from "@compute-api/stub-server/msw";
 import { listenLocal } from "@compute-api/test-support";
 import express from "express";
 import fc from "fast-check";
+import { type SetupServerApi, setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reasonsOf, violationsOf } from "./support/checks.js";
 import { cases, malformed, withLength } from "./support/hostile.js";
@@ -43,6 +48,9 @@ let gateway: Target;
 const alone = { validator: "", gateway: "" };
 const servers: Server[] = [];
 let closeAloneGateway: (() => Promise<void>) | undefined;
+/** The MSW handlers, at an origin no request leaves the process for: MSW answers before any connection. */
+const mswOrigin = "http://msw.compute.test";
+let msw: SetupServerApi;
 
 /** Listens a request listener on an ephemeral 127.0.0.1 port. */
 async function serve(listener: Parameters<typeof createServer>[1]): Promise<string> {
@@ -74,6 +82,7 @@ beforeAll(async () => {
   });
   closeAloneGateway = () => aloneGateway.close();
   alone.gateway = await serve(aloneGateway.app);
+  msw = setupServer(...createStubHandlers({ baseUrl: mswOrigin, apiKeys: userKeys }).handlers);
 });
 afterAll(async () => {
   flushCounts();
@@ -93,6 +102,40 @@ const essence = (answer: Answer) => ({
   fields: answer.status === 400 ? [...new Set(violationsOf(answer.json).map((v) => v.field))].sort() : [],
 });
 
+/**
+ * Sends a request to the MSW handlers through MSW's interception of node:http, on only while it is sent, so that
+ * what goes to the stub and the gateway is never intercepted. MSW patches node:http's CommonJS exports; `send`
+ * imports `request` by name as an ES module, which sees the patch once Node syncs the two.
+ */
+async function sendToMsw(request: RawRequest): Promise<Answer> {
+  msw.listen({ onUnhandledRequest: "error" });
+  syncBuiltinESMExports();
+  try {
+    return await send(mswOrigin, request);
+  } finally {
+    msw.close();
+    syncBuiltinESMExports();
+  }
+}
+
+/**
+ * What never reaches MSW's handlers as sent: a dot segment (`..`, `%2E%2E`) or a fragment (`#part`), which a URL
+ * resolves or drops before any handler sees the request (as fetch does before it sends one); a head over Node's 16 KiB, which MSW's interception of
+ * node:http does not read (the stub answers 431); and a body node:http sends without framing (no Content-Length on a
+ * GET, HEAD, DELETE or OPTIONS), which the stub reads as a second request and MSW as the body.
+ */
+function mswCannotTake(request: RawRequest): boolean {
+  const path = request.path.split(/[?#]/)[0] ?? "";
+  const head = request.path.length + JSON.stringify(request.headers ?? {}).length;
+  const names = Object.keys(request.headers ?? {}).map((name) => name.toLowerCase());
+  const unframed =
+    request.body !== undefined &&
+    ["GET", "HEAD", "DELETE", "OPTIONS"].includes(request.method) &&
+    !names.includes("content-length") &&
+    !names.includes("transfer-encoding");
+  return /(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path) || request.path.includes("#") || head > 16 * 1024 || unframed;
+}
+
 /** Sends the request both ways — end to end, and to the validators alone — and expects alike answers each way. */
 async function alike(request: RawRequest, label: string): Promise<void> {
   const what = `${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.headers)} ${String(request.body ?? "").slice(0, 200)}`;
@@ -107,6 +150,14 @@ async function alike(request: RawRequest, label: string): Promise<void> {
       essence(through),
       `${way}: ${what}\nstub: ${direct.text.slice(0, 400)}\ngateway: ${through.text.slice(0, 400)}`,
     ).toEqual(essence(direct));
+    if (way === "end to end" && !mswCannotTake(request)) {
+      const mocked = await sendToMsw(request);
+      count(`differential msw ${label} ${mocked.status}`);
+      expect(
+        essence(mocked),
+        `msw: ${what}\nstub: ${direct.text.slice(0, 400)}\nmsw: ${mocked.text.slice(0, 400)}`,
+      ).toEqual(essence(direct));
+    }
   }
 }
 

@@ -46,9 +46,9 @@ function redact(value: unknown, isKey: (text: string) => boolean, token?: string
 }
 
 /** The query pairs as sent, a repeated name's values in order. */
-function queryOf(req: Request): Record<string, string | string[]> {
+function queryOf(search: string): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
-  for (const [name, value] of new URLSearchParams(searchOf(req.originalUrl))) {
+  for (const [name, value] of new URLSearchParams(search)) {
     const had = query[name];
     query[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
   }
@@ -56,10 +56,80 @@ function queryOf(req: Request): Record<string, string | string[]> {
 }
 
 /** The field violations of an error body, if it has any. */
-function violationsOf(body: unknown): JournalEntry["violations"] {
+export function violationsOf(body: unknown): JournalEntry["violations"] {
   const details = (body as { details?: { fieldViolations?: { field: string; description: string }[] }[] })?.details;
   const violations = details?.flatMap((d) => d.fieldViolations ?? []) ?? [];
   return violations.map(({ field, description }) => ({ field, description }));
+}
+
+/** A request the stub answered, as the journal reads it, wherever it was answered (the Express app, the MSW handlers). */
+export interface AnsweredRequest {
+  /** When it arrived (ISO 8601). */
+  time: string;
+  durationMs: number;
+  method: string;
+  path: string;
+  /** The query string as sent, without its `?`. */
+  search: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body; undefined without one. */
+  body: unknown;
+  /** The status answered; null when the connection closed before an answer. */
+  status: number | null;
+  operationId?: string | undefined;
+  userId?: string | undefined;
+  /** The field violations of a 400 answer. */
+  violations?: JournalEntry["violations"];
+  fault?: unknown;
+}
+
+/**
+ * The journal's entry of an answered request, redacted. `isStubKey` tells whether a string is a key of the stub (its
+ * SHA-256 is one the store knows).
+ */
+export function journalEntry(
+  answered: AnsweredRequest,
+  isStubKey: (text: string) => boolean,
+): Omit<JournalEntry, "seq"> {
+  const token = bearerToken({ headers: answered.headers });
+  // A whole string that is a key of the stub (by its SHA-256): only strings of a key's length are hashed.
+  const isKey = (text: string) => text.length >= 8 && text.length <= 512 && isStubKey(text);
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(answered.headers)) {
+    if (value === undefined) continue;
+    headers[name] =
+      name === "authorization"
+        ? /^bearer /i.test(String(value))
+          ? `Bearer ${redacted}`
+          : redacted
+        : (redact(value, isKey, token) as string | string[]);
+  }
+  const entry: Omit<JournalEntry, "seq"> = {
+    time: answered.time,
+    durationMs: answered.durationMs,
+    method: answered.method,
+    path: redactText(answered.path, isKey, token),
+    query: redact(queryOf(answered.search), isKey, token) as Record<string, string | string[]>,
+    headers,
+    status: answered.status,
+  };
+  const body = answered.body;
+  if (body !== undefined) {
+    try {
+      const length = JSON.stringify(body)?.length ?? 0;
+      entry.body =
+        length > maxJournalBodyLength ? `[a body of ${length} characters, not kept]` : redact(body, isKey, token);
+    } catch {
+      // Nested deeper than the stack goes (100,000 arrays in 200 kB): thrown here, it would crash the stub.
+      entry.body = "[a body nested too deeply to keep]";
+    }
+  }
+  if (answered.operationId) entry.operationId = answered.operationId;
+  if (answered.userId) entry.userId = answered.userId;
+  const violations = answered.violations;
+  if (violations && violations.length > 0) entry.violations = redact(violations, isKey, token) as typeof violations;
+  if (answered.fault !== undefined) entry.fault = String(answered.fault);
+  return entry;
 }
 
 /**
@@ -78,41 +148,23 @@ export function journalRecorder(journal: Journal, isStubKey: (text: string) => b
       return json.call(this, body);
     };
     res.once("close", () => {
-      const token = bearerToken(req);
-      // A whole string that is a key of the stub (by its SHA-256): only strings of a key's length are hashed.
-      const isKey = (text: string) => text.length >= 8 && text.length <= 512 && isStubKey(text);
-      const headers: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value === undefined) continue;
-        headers[name] =
-          name === "authorization"
-            ? /^bearer /i.test(String(value))
-              ? `Bearer ${redacted}`
-              : redacted
-            : (redact(value, isKey, token) as string | string[]);
-      }
-      const entry: Omit<JournalEntry, "seq"> = {
-        time,
-        durationMs: Date.now() - started,
-        method: req.method,
-        path: redactText(req.path, isKey, token),
-        query: redact(queryOf(req), isKey, token) as Record<string, string | string[]>,
-        headers,
-        status: res.writableFinished ? res.statusCode : null,
-      };
-      const body: unknown = req.body;
-      if (body !== undefined) {
-        const length = JSON.stringify(body)?.length ?? 0;
-        entry.body =
-          length > maxJournalBodyLength ? `[a body of ${length} characters, not kept]` : redact(body, isKey, token);
-      }
-      const operationId = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
-      if (operationId) entry.operationId = operationId;
-      const userId = users.get(req);
-      if (userId) entry.userId = userId;
-      if (violations && violations.length > 0) entry.violations = redact(violations, isKey, token) as typeof violations;
-      const fault = (res.locals as { record?: RequestRecord }).record?.fields.fault;
-      if (fault !== undefined) entry.fault = String(fault);
+      const entry = journalEntry(
+        {
+          time,
+          durationMs: Date.now() - started,
+          method: req.method,
+          path: req.path,
+          search: searchOf(req.originalUrl),
+          headers: req.headers,
+          body: req.body,
+          status: res.writableFinished ? res.statusCode : null,
+          operationId: (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId,
+          userId: users.get(req),
+          violations,
+          fault: (res.locals as { record?: RequestRecord }).record?.fields.fault,
+        },
+        isStubKey,
+      );
       journal.add(entry);
     });
     next();

@@ -90,6 +90,53 @@ describe("state control as functions", () => {
     expect(JSON.stringify(mocked.snapshot())).toBe(before);
   });
 
+  it("requests() shows what the client sent, a 400's violations and the user, never a key; clearRequests() empties it", async () => {
+    mocked.clearRequests();
+    unwrap(await machine("FAILED"));
+    const { key } = unwrap(await alice.POST("/v1/api-keys", { body: { apikeyId: "journal-key" } }));
+    await alice.GET("/v1/resources/search", { params: { query: { query: key } } });
+    await alice.POST("/v1/api-keys", { body: { apikeyId: "UPPER" } });
+    const entries = mocked.requests();
+    expect(entries.map((e) => [e.method, e.path, e.status, e.operationId, e.userId])).toEqual([
+      ["PATCH", "/v1/projects/proj-alpha/cluster-machines/cm-alpha-01", 200, "updateClusterMachine", "alice"],
+      ["POST", "/v1/api-keys", 200, "createApiKey", "alice"],
+      ["GET", "/v1/resources/search", 200, "searchResources", "alice"],
+      ["POST", "/v1/api-keys", 400, "createApiKey", "alice"],
+    ]);
+    expect(entries[0]?.body).toEqual({ state: "FAILED" });
+    expect(entries[0]?.headers.authorization).toBe("Bearer [redacted]");
+    expect(entries[2]?.query).toEqual({ query: "[redacted]" });
+    expect(entries[3]?.violations?.map((v) => v.field)).toEqual(["apikeyId"]);
+    expect(JSON.stringify(entries)).not.toContain(heldKeys.alice);
+    expect(JSON.stringify(entries)).not.toContain(key);
+    expect(mocked.requests({ operationId: "createApiKey", status: "4xx" })).toHaveLength(1);
+    mocked.clearRequests();
+    expect(mocked.requests()).toEqual([]);
+  });
+
+  it("a body nested 100,000 deep is answered 400 and journaled as a note, by the handlers and by the stub over HTTP", async () => {
+    const nested = `{"volumeIds":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    const patchNested = (url: string) =>
+      fetch(`${url}/v1/projects/proj-alpha/cluster-machines/cm-alpha-01`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${heldKeys.alice}`, "content-type": "application/json" },
+        body: nested,
+      });
+    mocked.clearRequests();
+    expect((await patchNested(baseUrl)).status).toBe(400);
+    expect(mocked.requests()[0]?.body).toBe("[a body nested too deeply to keep]");
+    server.close();
+    const stub = await startServer({ port: 0, host: "127.0.0.1", apiKeys: heldKeys });
+    try {
+      expect((await patchNested(stub.url)).status).toBe(400);
+      const journal = (await (await fetch(`${stub.url}/__stub/requests`)).json()) as { requests: { body?: unknown }[] };
+      expect(journal.requests.map((r) => r.body)).toEqual(["[a body nested too deeply to keep]"]);
+    } finally {
+      await stub.close();
+      server.listen({ onUnhandledRequest: "error" });
+    }
+  });
+
   it("load() serves a generated data set and makes it what reset() goes back to", async () => {
     mocked.load(() => generateFixtures({ count: 50, seed: 3 }));
     const users = mocked.snapshot().users.map((u) => u.id);

@@ -13,11 +13,13 @@ import {
   toApiError,
   unauthenticated,
 } from "@compute-api/contract";
-import { bearerToken, hasRequestBody, parseQueryString, searchOf } from "@compute-api/contract/internal";
+import { bearerToken, parseQueryString, searchOf } from "@compute-api/contract/internal";
 import { type Fixtures, validFixtures } from "@compute-api/fixtures/data";
 import type { OperationId } from "@compute-api/server";
 import { secretBodies } from "@compute-api/server/rules";
 import { type HttpHandler, http } from "msw";
+import { defaultJournalSize, Journal, type JournalEntry, type JournalFilter } from "../journal.js";
+import { type AnsweredRequest, journalEntry, violationsOf } from "../journal-http.js";
 import { type StoreOperationInput, storeOperations } from "../store-operations.js";
 import { createStubStore } from "../stub-store.js";
 import { readJsonBody } from "./json-body.js";
@@ -35,6 +37,8 @@ export interface StubHandlersOptions {
   fixtures?: Fixtures;
   /** API keys by user id, each registered with the key id `default`: `{ alice: "cak_…" }`. */
   apiKeys?: Record<string, string>;
+  /** How many answered requests the journal keeps (`requests()`); default 1000, 0 keeps none. */
+  journalSize?: number;
 }
 
 /** The handlers and the state control of a stub without a server. */
@@ -49,6 +53,13 @@ export interface StubHandlers {
   restore(data: Fixtures): void;
   /** Replaces the state with a data set (checked) or a function that makes one, and makes it what `reset` goes back to. */
   load(data: Fixtures | (() => Fixtures)): void;
+  /**
+   * The journal of the requests the handlers answered, oldest first, as the stub's `GET /__stub/requests` gives it:
+   * method, path, query, headers and body as sent (every key redacted), status, operationId, user, a 400's violations.
+   */
+  requests(filter?: JournalFilter): JournalEntry[];
+  /** Empties the journal. */
+  clearRequests(): void;
 }
 
 /** A JSON answer, as Express's `res.json` sends it. */
@@ -68,6 +79,11 @@ function headersOf(request: Request): Record<string, string> {
   return headers;
 }
 
+/** body-parser's test of a body (type-is's hasBody): any Transfer-Encoding, or a Content-Length that is a number, 0 too. */
+const parserReadsBody = (headers: Record<string, string>): boolean =>
+  headers["transfer-encoding"] !== undefined ||
+  (headers["content-length"] !== undefined && !Number.isNaN(Number(headers["content-length"])));
+
 /** Builds the handlers: compiles the contract (every validator, once) and the store. */
 export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
   const spec = options.spec ?? loadSpec();
@@ -79,26 +95,69 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
   >;
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, "");
+  /** Whether a request is for the stub: its origin, and under the base URL's path. */
+  const isOurs = (href: string): boolean => {
+    const url = new URL(href);
+    return url.origin === base.origin && (url.pathname === basePath || url.pathname.startsWith(`${basePath}/`));
+  };
 
-  /** One request, in the stub's order: its JSON body (400, 413, 415), its operation (404, 405), its key (401), its checks (415, 400), the operation, its answer checked. */
-  async function answer(request: Request): Promise<Response> {
+  const journal = new Journal(options.journalSize ?? defaultJournalSize);
+  const isStubKey = (text: string) => store.authenticate(text) !== undefined;
+
+  /** Answers a request and notes it in the journal, as the stub's recorder does (journal-http.ts). */
+  async function answerAndNote(request: Request): Promise<Response> {
+    const started = Date.now();
+    const url = new URL(request.url);
+    const noted: Partial<AnsweredRequest> = {};
+    const response = await answer(request, url, noted);
+    if (journal.size > 0) {
+      journal.add(
+        journalEntry(
+          {
+            time: new Date(started).toISOString(),
+            durationMs: Date.now() - started,
+            method: request.method,
+            path: url.pathname.slice(basePath.length),
+            search: url.search.slice(1),
+            headers: noted.headers ?? headersOf(request),
+            body: noted.body,
+            status: response.status,
+            operationId: noted.operationId,
+            userId: noted.userId,
+            violations: noted.violations,
+          },
+          isStubKey,
+        ),
+      );
+    }
+    return response;
+  }
+
+  /**
+   * One request, in the stub's order: its JSON body (400, 413, 415), its operation (404, 405), its key (401), its
+   * checks (415, 400), the operation, its answer checked. What the journal needs is noted in `noted` on the way.
+   */
+  async function answer(request: Request, url: URL, noted: Partial<AnsweredRequest>): Promise<Response> {
     try {
-      const url = new URL(request.url);
       const target = url.pathname.slice(basePath.length) + url.search;
       const headers = headersOf(request);
+      noted.headers = headers;
       // A Fetch request does not always show its framing (a browser keeps Content-Length to itself).
       const framed = headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined;
-      const body = await readJsonBody(request, framed ? hasRequestBody(headers) : request.body !== null);
+      const body = await readJsonBody(request, framed ? parserReadsBody(headers) : request.body !== null);
       if (!framed && request.body !== null) headers["content-length"] = String(body.sentBytes);
+      noted.body = body.value;
       const match = contract.route(request.method, target);
       if (match instanceof ApiError) throw match;
       const { operationId } = match.operation;
+      noted.operationId = operationId;
       // The key's form first, then whether it is one of the stub's, before the request's other checks (as the
       // stub's validator calls its security handler).
       const problem = contract.checkRequest(match, { url: target, headers, body: body.value });
       if (problem?.status === 401) throw problem;
       const principal = store.authenticate(bearerToken({ headers }) ?? "");
       if (!principal) throw unauthenticated("the API key is not valid");
+      noted.userId = principal.id;
       if (problem) throw problem;
       const operation = operations[operationId as OperationId];
       const result = operation({
@@ -112,15 +171,25 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
       return jsonResponse(200, result, secretBodies.has(operationId) ? { "cache-control": "no-store" } : {});
     } catch (error) {
       const apiError = toApiError(error);
+      if (apiError.status === 400) noted.violations = violationsOf(apiError.toBody());
       return jsonResponse(apiError.status, apiError.toBody(), apiError.headers);
     }
   }
 
   return {
-    handlers: [http.all(`${base.origin}${basePath}/*`, ({ request }) => answer(request))],
+    // A predicate, not a path pattern: MSW decodes a pattern's parameters and answers a path that does not decode
+    // (`%FF`) with an error of its own, where the stub answers 400 MALFORMED_URI.
+    handlers: [
+      http.all(
+        ({ request }) => isOurs(request.url),
+        ({ request }) => answerAndNote(request),
+      ),
+    ],
     reset: () => store.reset(),
     snapshot: () => store.snapshot(),
     restore: (data) => store.restore(validFixtures(data, spec)),
     load: (data) => store.load(typeof data === "function" ? data : validFixtures(data, spec)),
+    requests: (filter) => journal.list(filter),
+    clearRequests: () => journal.clear(),
   };
 }
