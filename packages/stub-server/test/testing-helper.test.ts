@@ -4,14 +4,15 @@
  * global setup and teardown as Jest calls them, the admin API's curl lines by bash — each block of the README
  * being the very file or lines that run here.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { freePort } from "@compute-api/test-support";
+import { freePort, killGroup } from "@compute-api/test-support";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectStub, type StubHandle, startStub } from "../src/testing.js";
 
@@ -202,11 +203,25 @@ export default {
       .replaceAll("8080", String(gatewayPort))
       .replaceAll("4010", String(stubPort));
     const cwd = mkdtempSync(join(tmpdir(), "stub-record-"));
-    const { stdout } = await run("bash", ["-euo", "pipefail", "-c", script], {
+    // In a process group of its own, killed at the end: a failed line leaves no command running.
+    const shell = spawn("bash", ["-euo", "pipefail", "-c", script], {
       cwd,
       env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, BACKEND: backend.url, KEY: backend.apiKey },
-      timeout: 180_000,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
     });
+    let stdout = "";
+    let stderr = "";
+    shell.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+    shell.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+    const timer = setTimeout(() => killGroup(shell.pid ?? 0), 180_000);
+    try {
+      const [code] = await once(shell, "exit");
+      expect(code, stderr).toBe(0);
+    } finally {
+      clearTimeout(timer);
+      killGroup(shell.pid ?? 0);
+    }
     const direct = await fetch(`${backend.url}/v1/resources/search?query=type:cluster`, {
       headers: { authorization: `Bearer ${backend.apiKey}` },
     });
