@@ -186,14 +186,21 @@ process.on("exit", () => {
 });
 
 /**
- * Starts `name` with `args` (as `node --import tsx`, the way its tests and `npm run` do); resolves once it listens
- * (`listeners` times: every worker of compute-gateway --workers), or rejects with its output.
+ * Starts `name` with `args` (as `node --import tsx`, the way its tests and `npm run` do), and `env` over this
+ * process's environment; resolves once it listens (`listeners` times: every worker of compute-gateway --workers), or
+ * rejects with its output.
  */
-export async function startCommandProcess(name: CommandName, args: string[], listeners = 1): Promise<CommandProcess> {
+export async function startCommandProcess(
+  name: CommandName,
+  args: string[],
+  listeners = 1,
+  env: NodeJS.ProcessEnv = {},
+): Promise<CommandProcess> {
   const { bin, listening } = commands[name];
   const child = spawn(process.execPath, ["--conditions", "@compute-api/source", "--import", "tsx", bin, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
+    env: { ...process.env, ...env },
   });
   started.add(child);
   let text = "";
