@@ -41,6 +41,8 @@ import { startTarget, type Target, type UserId, userKeys } from "./support/targe
 
 const file = "test/adversarial/differential.test.ts";
 const defaultRuns = 60;
+/** A property's runs go to three targets (the stub, the gateway, the MSW handlers): up to 120 runs on a loaded machine. */
+const propertyTimeoutMs = 90_000;
 
 let stub: Target;
 let gateway: Target;
@@ -241,15 +243,17 @@ const changes: Change[] = [
 ];
 
 describe("stub and gateway answer alike", () => {
-  it("schema-valid requests (property)", async () => {
+  it("schema-valid requests (property)", { timeout: propertyTimeoutMs }, async () => {
     await checkProperty(file, validRequests, (request) => alike(request, "valid"), defaultRuns);
   });
 
-  it("requests with one constraint broken (property)", async () => {
+  it("requests with one constraint broken (property)", { timeout: propertyTimeoutMs }, async () => {
     await checkProperty(file, brokenRequests, (request) => alike(request, "broken"), defaultRuns);
   });
 
-  it("valid or broken requests with one change to their method, path, query, Authorization, Content-Type or body (property)", async () => {
+  it("valid or broken requests with one change to their method, path, query, Authorization, Content-Type or body (property)", {
+    timeout: propertyTimeoutMs,
+  }, async () => {
     const changed = fc.tuple(fc.oneof(validRequests, brokenRequests), fc.constantFrom(...changes));
     await checkProperty(file, changed, ([request, [name, change]]) => alike(change(request), name), defaultRuns * 2);
   });

@@ -20,6 +20,8 @@ import type { PageResult } from "./support/msw-page.js";
 
 const require = createRequire(import.meta.url);
 const page = fileURLToPath(new URL("support/msw-page.ts", import.meta.url));
+/** The README's browser example (examples/msw/browser.ts) with an app's search after it. */
+const examplePage = fileURLToPath(new URL("support/msw-example-page.ts", import.meta.url));
 /** This repository's packages from their TypeScript sources, as every test here runs them. */
 const conditions = ["@compute-api/source"];
 
@@ -57,7 +59,8 @@ describe.skipIf(skipWithoutChromium())("setupWorker in Chromium", () => {
   let site: Awaited<ReturnType<typeof listenLocal>>;
   let bundle = "";
 
-  beforeAll(async () => {
+  /** Bundles an entry for the browser with Vite 8, as an app's build would. */
+  async function bundleWithVite(entry: string): Promise<string> {
     const built = await viteBuild({
       configFile: false,
       logLevel: "silent",
@@ -66,15 +69,23 @@ describe.skipIf(skipWithoutChromium())("setupWorker in Chromium", () => {
         write: false,
         minify: true,
         target: "es2022",
-        rollupOptions: { input: page, output: { format: "es", inlineDynamicImports: true } },
+        rollupOptions: { input: entry, output: { format: "es", codeSplitting: false } },
       },
     });
     const outputs = (Array.isArray(built) ? built : [built]) as { output: { type: string; code?: string }[] }[];
-    bundle = outputs.flatMap((b) => b.output).find((chunk) => chunk.type === "chunk")?.code ?? "";
+    return outputs.flatMap((b) => b.output).find((chunk) => chunk.type === "chunk")?.code ?? "";
+  }
+
+  beforeAll(async () => {
+    bundle = await bundleWithVite(page);
     const worker = readFileSync(require.resolve("msw/mockServiceWorker.js"), "utf8");
+    const html = (script: string) =>
+      `<!doctype html><meta charset="utf-8"><script type="module" src="${script}"></script>`;
     const files: Record<string, [string, string]> = {
-      "/": ["text/html", '<!doctype html><meta charset="utf-8"><script type="module" src="/page.js"></script>'],
+      "/": ["text/html", html("/page.js")],
       "/page.js": ["text/javascript", bundle],
+      "/example/": ["text/html", html("/example/page.js")],
+      "/example/page.js": ["text/javascript", await bundleWithVite(examplePage)],
       "/mockServiceWorker.js": ["text/javascript", worker],
     };
     [stub, browser, site] = await Promise.all([
@@ -117,5 +128,15 @@ describe.skipIf(skipWithoutChromium())("setupWorker in Chromium", () => {
     console.log(
       `msw page bundle (vite, minified): ${(bytes / 1024).toFixed(0)} KiB, ${(gzipSync(bundle).length / 1024).toFixed(0)} KiB gzipped`,
     );
+  });
+
+  it("the README's browser example starts a worker that answers the app's client", { timeout: 60_000 }, async () => {
+    const tab = await browser.newPage();
+    await tab.goto(`${site.url}/example/`);
+    // The example awaits the worker's start at its top level: the page's search is set once it has.
+    await tab.waitForFunction(() => "exampleResult" in window, undefined, { timeout: 30_000 });
+    const result = await tab.evaluate(() => (window as unknown as { exampleResult: Promise<unknown> }).exampleResult);
+    expect(result).toEqual({ status: 200, names: ["projects/proj-alpha", "projects/proj-beta"] });
+    await tab.close();
   });
 });

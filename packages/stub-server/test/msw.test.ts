@@ -3,6 +3,12 @@
  * handlers as from the real stub over HTTP for the held requests, and the handlers' state control works as the
  * stub's (reset, snapshot, restore, load).
  */
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { createComputeClient, unwrap } from "@compute-api/client";
 import { builtinFixtures, generateFixtures } from "@compute-api/fixtures";
 import { createStubHandlers } from "@compute-api/stub-server/msw";
@@ -145,5 +151,44 @@ describe("state control as functions", () => {
     mocked.reset();
     expect(mocked.snapshot().users.map((u) => u.id)).toEqual(users);
     mocked.load(builtinFixtures());
+  });
+});
+
+describe("the README's MSW examples, as written", () => {
+  const packageDir = fileURLToPath(new URL("..", import.meta.url));
+  const repository = join(packageDir, "..", "..");
+  const examples = join(packageDir, "examples", "msw");
+  const readme = readFileSync(join(packageDir, "README.md"), "utf8");
+  /** The fenced block that follows `<!-- marker -->` in the README. */
+  const blockAfter = (marker: string) => {
+    const at = readme.indexOf(`<!-- ${marker} -->`);
+    return at < 0 ? undefined : /```[a-z]*\n([\s\S]*?)```/.exec(readme.slice(at))?.[1];
+  };
+
+  it.each([
+    ["file: examples/msw/msw.test.ts", "msw.test.ts"],
+    ["file: examples/msw/browser.ts", "browser.ts"],
+  ])("the README shows %s as it is", (marker, file) => {
+    expect(blockAfter(marker)).toBe(readFileSync(join(examples, file), "utf8"));
+  });
+
+  it("the setupServer example passes under a vitest of its own", { timeout: 300_000 }, async () => {
+    const config = join(mkdtempSync(join(tmpdir(), "stub-msw-")), "vitest.config.ts");
+    // The repository's own vitest set-up (its packages resolve to their sources), on the example's folder.
+    writeFileSync(
+      config,
+      `import root from ${JSON.stringify(join(repository, "vitest.config.ts"))};
+export default { ...root, test: { ...root.test, root: ${JSON.stringify(examples)}, include: ["*.test.ts"], typecheck: { enabled: false } } };
+`,
+    );
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(repository, "node_modules", "vitest", "vitest.mjs"), "run", "--config", config, "--reporter", "json"],
+      { cwd: repository, timeout: 240_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, CI: "true" } },
+    ).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`the example failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
+    });
+    const report = JSON.parse(stdout.slice(stdout.indexOf("{"))) as { numPassedTests: number; numFailedTests: number };
+    expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 2, failed: 0 });
   });
 });
