@@ -7,7 +7,9 @@
 import { connectStub } from "@compute-api/stub-server/testing";
 import { buildImages, type Container, skipWithoutPodman, startContainer } from "@compute-api/test-support/podman";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBound, tagOf } from "./support.js";
+
+/** The images' build, cold (the base image, npm ci, the compile) or cached, and the lock other suites hold on it. */
+const buildBound = 30 * 60_000;
 
 const apiKey = "cak_container-helper-key";
 const adminToken = "container-admin-token";
@@ -16,9 +18,10 @@ describe.skipIf(skipWithoutPodman())("the stub's test helper against the stub's 
   let container: Container | undefined;
 
   beforeAll(async () => {
-    const images = await buildImages();
+    const stubImage = (await buildImages()).find((image) => image.target === "stub");
+    if (!stubImage) throw new Error("npm run images built no stub image");
     // HOST=0.0.0.0 as the image sets it: beyond loopback, the admin API is there only with its token.
-    container = await startContainer(tagOf(images, "stub"), {
+    container = await startContainer(stubImage.tag, {
       env: { HOST: "0.0.0.0", COMPUTE_ADMIN_TOKEN: adminToken },
       args: ["--api-key", apiKey],
     });
