@@ -179,13 +179,23 @@ function quantity(value: string | number | undefined): number {
   return Number(match[1]) * scale;
 }
 
-/** The numeric USER of `target`'s stage in the images' Containerfile (`USER 1000:1000`). */
+/**
+ * The numeric USER that `target`'s stage of the images' Containerfile runs as (`USER 1000:1000`), its own or, failing
+ * that, the stage it is built FROM's.
+ */
 function imageUser(target: string): { uid: number; gid: number } {
   const containerfile = readFileSync(join(manifestsDir, "../images/Containerfile"), "utf8");
-  const stage = containerfile.split(/^FROM /m).find((s) => new RegExp(`^\\S+ AS ${target}\\s*$`, "m").test(s));
-  const user = stage && /^USER (\d+):(\d+)\s*$/m.exec(stage);
-  if (!user) throw new Error(`no numeric USER in the Containerfile's ${target} stage`);
-  return { uid: Number(user[1]), gid: Number(user[2]) };
+  const stages = new Map<string, { base: string; body: string }>();
+  for (const stage of containerfile.split(/^FROM /m).slice(1)) {
+    const [, base, stageName] = /^(\S+) AS (\S+)/.exec(stage) ?? [];
+    if (base && stageName) stages.set(stageName, { base, body: stage });
+  }
+  for (let stage = stages.get(target); stage; stage = stages.get(stage.base)) {
+    const users = [...stage.body.matchAll(/^USER (\d+):(\d+)\s*$/gm)];
+    const user = users[users.length - 1];
+    if (user) return { uid: Number(user[1]), gid: Number(user[2]) };
+  }
+  throw new Error(`no numeric USER in the Containerfile's ${target} stage or those it is built from`);
 }
 
 const name = (d: IDeployment) => d.metadata?.name ?? "?";
