@@ -123,8 +123,10 @@ async function sendToMsw(request: RawRequest): Promise<Answer> {
 /**
  * What never reaches MSW's handlers as sent: a dot segment (`..`, `%2E%2E`) or a fragment (`#part`), which a URL
  * resolves or drops before any handler sees the request (as fetch does before it sends one); a head over Node's 16 KiB, which MSW's interception of
- * node:http does not read (the stub answers 431); and a body node:http sends without framing (no Content-Length on a
- * GET, HEAD, DELETE or OPTIONS), which the stub reads as a second request and MSW as the body.
+ * node:http does not read (the stub answers 431); a body node:http sends without framing (no Content-Length on a
+ * GET, HEAD, DELETE or OPTIONS), which the stub reads as a second request and MSW as the body. And where the handlers
+ * differ on purpose: a br or zstd body, which they answer 415 (a browser's DecompressionStream reads neither; the
+ * stub's body-parser reads br, and zstd where Node's zlib has it, Node 24).
  */
 function mswCannotTake(request: RawRequest): boolean {
   const path = request.path.split(/[?#]/)[0] ?? "";
@@ -135,7 +137,11 @@ function mswCannotTake(request: RawRequest): boolean {
     ["GET", "HEAD", "DELETE", "OPTIONS"].includes(request.method) &&
     !names.includes("content-length") &&
     !names.includes("transfer-encoding");
-  return /(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path) || request.path.includes("#") || head > 16 * 1024 || unframed;
+  const coding = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === "content-encoding")?.[1];
+  const unread = /\b(br|zstd)\b/i.test(String(coding ?? ""));
+  return (
+    /(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path) || request.path.includes("#") || head > 16 * 1024 || unframed || unread
+  );
 }
 
 /** Sends the request both ways — end to end, and to the validators alone — and expects alike answers each way. */
