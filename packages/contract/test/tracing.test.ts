@@ -222,7 +222,7 @@ describe("startTracing", () => {
         OTEL_EXPORTER_OTLP_HEADERS: "x-collector-token=abc",
         OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=test",
       });
-      expect(lines[0]).toMatchObject({
+      expect(lines.find((line) => String(line.msg).startsWith("tracing:"))).toMatchObject({
         msg: `tracing: spans exported over OTLP ${protocol} to ${receiver.tracesUrl} (sampler parentbased_always_on)`,
       });
       const { ids } = lines.find((line) => "ids" in line) as { ids: { traceId: string; spanId: string } };
