@@ -31,7 +31,7 @@ import { createStubHandlers } from "@compute-api/stub-server/msw";
 import { listenLocal } from "@compute-api/test-support";
 import express from "express";
 import fc from "fast-check";
-import { type SetupServerApi, setupServer } from "msw/node";
+import { type SetupServer, setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reasonsOf, violationsOf } from "./support/checks.js";
 import { cases, malformed, withLength } from "./support/hostile.js";
@@ -52,7 +52,7 @@ const servers: Server[] = [];
 let closeAloneGateway: (() => Promise<void>) | undefined;
 /** The MSW handlers, at an origin no request leaves the process for: MSW answers before any connection. */
 const mswOrigin = "http://msw.compute.test";
-let msw: SetupServerApi;
+let msw: SetupServer;
 
 /** Listens a request listener on an ephemeral 127.0.0.1 port. */
 async function serve(listener: Parameters<typeof createServer>[1]): Promise<string> {
