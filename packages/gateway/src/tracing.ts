@@ -2,7 +2,8 @@
  * The gateway's traces (OpenTelemetry): a SERVER span per request, named after its operation, and a CLIENT span per
  * upstream attempt under it, whose traceparent goes to the backend. Built once, when the gateway is given a tracer;
  * without one createGateway installs none of this, and a request runs no tracing code at all (not even the API's
- * no-op objects). No span holds a header value but the User-Agent, a body, or a value of the query.
+ * no-op objects). A request that is not sampled only passes its trace context on (its traceparent, flag 00), with
+ * no span and no context to run in. No span holds a header value but the User-Agent, a body, or a value of the query.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { ApiError } from "@compute-api/contract";
@@ -64,9 +65,7 @@ const pathOf = (url: string): string => {
 /** The query with every value replaced, so that a span shows which parameters came but none of their values. */
 const redactedQuery = (url: string): string => {
   const query = url.indexOf("?");
-  if (query === -1) return "";
-  const pairs = url.slice(query + 1).split("&");
-  return `?${pairs.map((pair) => (pair.includes("=") ? `${pair.slice(0, pair.indexOf("="))}=REDACTED` : pair)).join("&")}`;
+  return query === -1 ? "" : url.slice(query).replace(/=[^&]*/g, "=REDACTED");
 };
 
 /** Ends a CLIENT span as failed, `error.type` saying why. */
@@ -95,33 +94,34 @@ export function gatewayTracing(tracer: Tracer): GatewayTracing {
     return (req, res) => {
       if (own(req)) return inner(req, res);
       const parent = callerContext(req.headers);
-      const span = tracer.startSpan(
-        httpSpanName(req.method, undefined),
-        { kind: SpanKind.SERVER, attributes: serverRequestAttributes(req) },
-        parent,
-      );
+      const span = tracer.startSpan(httpSpanName(req.method, undefined), { kind: SpanKind.SERVER }, parent);
+      const active = trace.setSpan(parent, span);
+      if (!span.isRecording()) {
+        // Not sampled: nothing to fill in, end or run in a context (no AsyncLocalStorage on its path). The backend
+        // continues the trace, its id and unsampled flag, from the traceparent forwarded with the caller's headers.
+        propagation.inject(active, req.headers);
+        return inner(req, res);
+      }
+      span.setAttributes(serverRequestAttributes(req));
       spans.set(res, span);
       res.once("close", () => {
-        if (span.isRecording()) setServerResponse(span, res.headersSent ? res.statusCode : undefined);
+        setServerResponse(span, res.headersSent ? res.statusCode : undefined);
         span.end();
       });
-      context.with(trace.setSpan(parent, span), inner, undefined, req, res);
+      context.with(active, inner, undefined, req, res);
     };
   }
 
   function upstream(inner: Upstream, url: URL): Upstream {
-    const server: Attributes = {
-      "server.address": url.hostname,
-      "server.port": Number(url.port || (url.protocol === "https:" ? 443 : 80)),
-    };
+    const address = url.hostname;
+    const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
     const base = url.origin + url.pathname.replace(/\/+$/, "");
 
     /** Starts the CLIENT span of an attempt and writes its traceparent (and tracestate) into the request's headers. */
-    const attempt = (parent: Context, request: UpstreamRequest, resend?: RetryReason): Span => {
-      const serverSpan = trace.getSpan(parent);
-      const route = serverSpan && routes.get(serverSpan);
+    const attempt = (parent: Context, route: string | undefined, request: UpstreamRequest, resend?: RetryReason) => {
       const attributes: Attributes = {
-        ...server,
+        "server.address": address,
+        "server.port": port,
         "http.request.method": spanMethod(request.method),
         "url.full": base + pathOf(request.url) + redactedQuery(request.url),
       };
@@ -139,18 +139,16 @@ export function gatewayTracing(tracer: Tracer): GatewayTracing {
       ...inner,
       send(request: UpstreamRequest): Exchange {
         const parent = context.active();
-        // A request that is not sampled gets no span of its own: the backend continues the trace from the SERVER
-        // span's context (its trace id, its unsampled flag), which is all a span here would have sent.
-        if (!trace.getSpan(parent)?.isRecording()) {
-          propagation.inject(parent, request.headers);
-          return inner.send(request);
-        }
-        let span = attempt(parent, request);
+        const serverSpan = trace.getSpan(parent);
+        // A request that is not sampled gets no span of its own: its traceparent went upstream with its headers.
+        if (!serverSpan?.isRecording()) return inner.send(request);
+        const route = routes.get(serverSpan);
+        let span = attempt(parent, route, request);
         const onRetry = request.onRetry;
         // A resend is a span of its own, after the failed one, with its own traceparent.
         request.onRetry = (reason, error) => {
           failed(span, reason);
-          span = attempt(parent, request, reason);
+          span = attempt(parent, route, request, reason);
           onRetry?.(reason, error);
         };
         const exchange = inner.send(request);
