@@ -8,6 +8,9 @@ export const here = (file: string) => fileURLToPath(new URL(file, import.meta.ur
 
 const children: ChildProcess[] = [];
 
+/** The process id behind each origin the benchmark started, for scripts that read its CPU time. */
+export const pidOf = new Map<string, number>();
+
 /** A port that was free a moment ago, for the servers whose port is given on their command line. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -20,9 +23,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts a process (its output discarded, as a production log would go elsewhere) and resolves once `url` answers. */
-export async function start(name: string, args: string[], url: string): Promise<string> {
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+/**
+ * Starts a process (its output discarded, as a production log would go elsewhere), with `env` added to the
+ * environment, and resolves once `url` answers.
+ */
+export async function start(name: string, args: string[], url: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
   children.push(child);
   let err = "";
   child.stderr?.on("data", (chunk: Buffer) => {
@@ -33,7 +39,9 @@ export async function start(name: string, args: string[], url: string): Promise<
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${err}`);
     try {
       await fetch(url);
-      return new URL(url).origin;
+      const { origin } = new URL(url);
+      if (child.pid !== undefined) pidOf.set(origin, child.pid);
+      return origin;
     } catch {
       if (Date.now() > deadline) throw new Error(`${name} did not answer at ${url} within 60 s: ${err}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -52,7 +60,9 @@ export function startScript(script: string, args: string[] = []): Promise<string
     child.stderr?.on("data", (chunk: Buffer) => {
       err += chunk.toString();
       const port = /ready (\d+)/.exec(err)?.[1];
-      if (port) resolve(`http://127.0.0.1:${port}`);
+      if (!port) return;
+      if (child.pid !== undefined) pidOf.set(`http://127.0.0.1:${port}`, child.pid);
+      resolve(`http://127.0.0.1:${port}`);
     });
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}: ${err}`)));
   });
