@@ -55,13 +55,20 @@ export function jsonBodyParser(options: JsonBodyOptions = {}): JsonBodyParser {
   return createParser(options, false);
 }
 
+/** What a request without a body reads as. */
+const noBody: Promise<JsonBody> = Promise.resolve(Object.freeze({ value: undefined, bytes: undefined }));
+
 /** Creates a reader of JSON bodies for a server on plain node:http, keeping the bytes so that they can be forwarded. */
 export function jsonBodyReader(options: JsonBodyOptions = {}): JsonBodyReader {
   const parser = createParser(options, true);
   return (req: WithBody, res) =>
-    new Promise((resolve, reject) => {
-      parser(req, res, (error) =>
-        error === undefined ? resolve({ value: req.body, bytes: req[bytesOf] }) : reject(error),
-      );
-    });
+    // Without Content-Length or Transfer-Encoding there is no body, and body-parser would hand back nothing
+    // (type-is's hasBody, its first check): most requests (every GET) skip it, and its promise and callback.
+    req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined
+      ? noBody
+      : new Promise((resolve, reject) => {
+          parser(req, res, (error) =>
+            error === undefined ? resolve({ value: req.body, bytes: req[bytesOf] }) : reject(error),
+          );
+        });
 }
