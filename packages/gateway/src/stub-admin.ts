@@ -9,6 +9,9 @@ import { normalizeTarget, removeDotSegments } from "./target.js";
 
 /** Whether a request target is under `/__stub`, as any backend could read it. */
 export function isStubAdminTarget(target: string): boolean {
+  // Normalizing only removes text and decoding needs a `%`: a target with neither `__stub` nor `%` is not one
+  // (the test of every request, which the full reading below made 1.3 % of the gateway's instructions).
+  if (!target.includes("%") && !/__stub/i.test(target)) return false;
   const normalized = normalizeTarget(target);
   let path = pathOf(typeof normalized === "string" ? normalized : target);
   try {
