@@ -7,7 +7,9 @@
 /** The media type of a Content-Type value: lower case, without parameters; undefined when there is none. */
 export function mediaTypeOf(contentType: string | undefined): string | undefined {
   if (contentType === undefined) return undefined;
-  return contentType.split(";")[0]?.toLowerCase().trim();
+  // Sliced rather than split: checking a response reads its Content-Type, and split made an array per response.
+  const end = contentType.indexOf(";");
+  return (end < 0 ? contentType : contentType.slice(0, end)).toLowerCase().trim();
 }
 
 /** Whether a media type is JSON (`application/json` or any `+json` type). */
