@@ -163,7 +163,9 @@ describe("updateClusterMachine", () => {
       socket.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
       socket.on("end", () => resolve(text));
       socket.on("error", reject);
-      socket.end(
+      // Written, not ended: as curl, the client keeps its side open until the answer (Connection: close) ends it.
+      // A half-close would make Node abort the request whenever the FIN is read before the answer is written.
+      socket.write(
         "PATCH /v1/projects/proj-alpha/cluster-machines/cm-alpha-01 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
           `Authorization: Bearer ${stub.keys.alice}\r\nContent-Type: application/json\r\n\r\n`,
       );
