@@ -49,6 +49,11 @@ function measure(url: string, workload: (typeof workloads)[number], seconds: num
 const gatewayTarget = "compute-gateway, both ways";
 const prismTarget = "Prism proxy --errors";
 const bareTarget = "bare undici proxy";
+/** The gateway with tracing configured (OTLP to a local sink), sampling no request or every request. */
+const sampledNone = "compute-gateway, traced, sampling 0";
+const sampledAll = "compute-gateway, traced, every request";
+/** Requests each target was sent over the run, against the spans the sink received. */
+const sent = new Map<string, number>();
 
 async function main(): Promise<void> {
   if (profile) {
@@ -56,7 +61,32 @@ async function main(): Promise<void> {
     mkdirSync(profileDir);
   }
   const upstream = await startScript("./upstream.ts", []);
-  const [prismPort, gatewayPort] = [await freePort(), await freePort()];
+  const prismPort = await freePort();
+  const sink = await startScript("./otlp-sink.ts", []);
+  /** Starts compute-gateway with both-way validation and its default logging, with `env` (the OTEL_* variables). */
+  const gateway = async (name: string, env: NodeJS.ProcessEnv = {}): Promise<[string, string]> => {
+    const port = await freePort();
+    const args = [
+      "--upstream",
+      upstream,
+      "--port",
+      String(port),
+      "--response-validation",
+      "enforce",
+      "--log-level",
+      "info",
+    ];
+    const prof = [
+      "--cpu-prof",
+      `--cpu-prof-dir=${profileDir}`,
+      `--cpu-prof-name=${name.replace(/\W+/g, "-")}.cpuprofile`,
+    ];
+    return [
+      name,
+      await start(name, [...(profile ? prof : []), gatewayBin, ...args], `http://127.0.0.1:${port}/healthz`, env),
+    ];
+  };
+  const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: sink, OTEL_TRACES_SAMPLER: "parentbased_traceidratio" };
   const targets: [string, string][] = [
     ["direct", upstream],
     [bareTarget, await startScript("./bare-proxy.ts", [upstream])],
@@ -68,47 +98,61 @@ async function main(): Promise<void> {
         `http://127.0.0.1:${prismPort}/`,
       ),
     ],
-    [
-      gatewayTarget,
-      await start(
-        "compute-gateway",
-        [
-          ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
-          gatewayBin,
-          "--upstream",
-          upstream,
-          "--port",
-          String(gatewayPort),
-          "--response-validation",
-          "enforce",
-          "--log-level",
-          "info",
-        ],
-        `http://127.0.0.1:${gatewayPort}/healthz`,
-      ),
-    ],
+    await gateway(gatewayTarget),
+    await gateway(sampledNone, { ...traced, OTEL_TRACES_SAMPLER_ARG: "0" }),
+    await gateway(sampledAll, { ...traced, OTEL_TRACES_SAMPLER_ARG: "1" }),
   ];
   const rows: Row[] = [];
   for (const workload of workloads.filter((w) => only.test(w.name))) {
     rows.push(
-      ...(await bestOfRounds(workload.name, targets, (url, seconds) => measure(url, workload, seconds), settings)),
+      ...(await bestOfRounds(
+        workload.name,
+        targets,
+        (url, seconds) => count(url, measure(url, workload, seconds)),
+        settings,
+      )),
     );
   }
   print(rows);
+  await printSpans(sink, targets);
+}
+
+/** Adds a run's requests to what its target was sent. */
+async function count(url: string, run: ReturnType<typeof measure>) {
+  const result = await run;
+  sent.set(url, (sent.get(url) ?? 0) + result.requests.total);
+  return result;
+}
+
+/** What the sink received from the traced gateways, once the last batch is out (the SDK sends one every 5 s). */
+async function printSpans(sink: string, targets: [string, string][]): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 6000));
+  const { spans, exports, bytes } = (await (await fetch(`${sink}/count`)).json()) as {
+    spans: number;
+    exports: number;
+    bytes: number;
+  };
+  const requests = sent.get(targets.find(([name]) => name === sampledAll)?.[1] ?? "") ?? 0;
+  console.log(
+    `\nOTLP sink: ${spans} spans in ${exports} exports (${Math.round(bytes / 2 ** 20)} MiB) for ${requests} requests ` +
+      `traced (${(spans / Math.max(requests, 1)).toFixed(2)} spans per request; 2 unless the SDK dropped some)`,
+  );
 }
 
 function print(rows: Row[]): void {
   console.log(`\n${machineLine(settings)}\n`);
-  console.log("| operation | target | req/s | p50 ms | p99 ms | vs bare proxy | vs Prism |");
-  console.log("|---|---|---:|---:|---:|---:|---:|");
+  console.log("| operation | target | req/s | p50 ms | p99 ms | vs bare proxy | vs Prism | vs untraced |");
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|");
   const ratio = (row: Row, target: string) => {
     const other = rows.find((r) => r.workload === row.workload && r.target === target);
-    return row.target === gatewayTarget && other ? `${(row.rps / other.rps).toFixed(2)}×` : "";
+    return row.target.startsWith("compute-gateway") && row.target !== target && other
+      ? `${(row.rps / other.rps).toFixed(2)}×`
+      : "";
   };
   for (const row of rows) {
     const note = row.non2xx > 0 ? ` (${row.non2xx} non-2xx)` : row.errors > 0 ? ` (${row.errors} errors)` : "";
     console.log(
-      `| ${row.workload} | ${row.target}${note} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${ratio(row, bareTarget)} | ${ratio(row, prismTarget)} |`,
+      `| ${row.workload} | ${row.target}${note} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${ratio(row, bareTarget)} | ${ratio(row, prismTarget)} | ${ratio(row, gatewayTarget)} |`,
     );
   }
 }
