@@ -52,6 +52,7 @@ const epilogue = {
     "compute-gateway --upstream https://compute.internal --host 0.0.0.0 -p 8080 --workers auto",
     "UPSTREAM_URL=http://127.0.0.1:4011 compute-gateway --response-validation report",
     "compute-gateway --upstream https://compute.internal --record my-account.yaml   # then: compute-stub --data my-account.yaml",
+    "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 compute-gateway --upstream http://127.0.0.1:4010   # traces (README: Tracing)",
   ],
   exitStatus: {
     0: "stopped by SIGINT or SIGTERM after draining; or --help, --version",

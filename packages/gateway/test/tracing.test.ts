@@ -329,6 +329,26 @@ describe("a traced gateway in front of the stub", () => {
   });
 });
 
+describe("the OTEL_* variables", () => {
+  it("a value the gateway cannot honour stops it at start-up: one line naming the variable, exit status 2", async () => {
+    const child = spawn(
+      process.execPath,
+      ["--conditions", "@compute-api/source", "--import", "tsx", bin, "--upstream", "http://127.0.0.1:4010"],
+      {
+        env: environment({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4317", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }),
+      },
+    );
+    started.push(child);
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^error: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported/),
+    ]);
+  }, 30_000);
+});
+
 describe("sampling", () => {
   it("parentbased_traceidratio 0 exports nothing but what a sampled caller asks for; the backend gets the trace either way", async () => {
     const receiver = await startOtlpReceiver();
