@@ -8,7 +8,8 @@
  * project's deploy/images/containers.conf (CONTAINERS_CONF) unless CONTAINERS_CONF is already set.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { accessSync, constants, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { accessSync, constants, readdirSync, readFileSync, statSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -33,11 +34,37 @@ export const imageTargets: readonly ImageTarget[] = [
   { target: "postgres-example", packageDir: "examples/postgres" },
 ];
 
-/** A built image: its target and its tag (`compute-api/gateway:1.0.0`). */
+/** A built image: its target, its tag (`compute-api/gateway:1.0.0`), and whether it was already up to date. */
 export interface BuiltImage {
   readonly target: ImageTarget["target"];
   readonly tag: string;
+  readonly upToDate: boolean;
 }
+
+/**
+ * The label that holds the digest of what an image was built from (contextDigest): an image whose label matches is
+ * up to date and not built again. The engine's layer cache would reach the same image, but only after checking every
+ * step's files, which takes minutes on a busy machine.
+ */
+export const contextDigestLabel = "compute-api.context-digest";
+
+/**
+ * Where the build context's files are (.dockerignore lets in a subset of these): a change to any file under them
+ * makes the images out of date. Folders are walked without node_modules, dist, test and bench.
+ */
+const contextPaths = [
+  ".dockerignore",
+  ".npmrc",
+  "LICENSE",
+  "package.json",
+  "package-lock.json",
+  "tsconfig.base.json",
+  "generated",
+  "packages",
+  "examples/postgres",
+  "deploy/images",
+];
+const skippedFolders = new Set(["node_modules", "dist", "test", "bench", ".cache"]);
 
 /** podman or docker, and the environment its commands run with. */
 export interface ContainerEngine {
@@ -87,9 +114,74 @@ export interface BuildImagesOptions {
   targets?: readonly ImageTarget[];
   /** Aborts the build (the engine's process is killed). */
   signal?: AbortSignal;
+  /** Build even the images that are up to date (the engine's layer cache still applies). */
+  force?: boolean;
+  /** Told each image's tag before it is built (not for those up to date). */
+  onBuild?: (tag: string) => void;
 }
 
-/** Builds the images, one after the other (the build stage once: the others reuse its cached layers). */
+/**
+ * The digest of what the images are built from: the base image's id and every file under contextPaths (names and
+ * contents). Undefined when the engine does not have the base image yet (the build pulls it).
+ */
+export function contextDigest(engine: ContainerEngine, nodeImage: string | undefined): string | undefined {
+  const base = nodeImage ?? defaultNodeImage();
+  let baseId: string;
+  try {
+    baseId = execFileSync(engine.path, ["image", "inspect", "--format", "{{.Id}}", base], {
+      env: engine.env,
+      encoding: "utf8",
+      stdio: "pipe",
+    }).trim();
+  } catch {
+    return undefined;
+  }
+  const hash = createHash("sha256").update(`${base} ${baseId}\n`);
+  const add = (path: string): void => {
+    const full = join(root, path);
+    let isFolder: boolean;
+    try {
+      isFolder = statSync(full).isDirectory();
+    } catch {
+      return;
+    }
+    if (!isFolder) {
+      hash.update(`${path}\n`).update(readFileSync(full));
+      return;
+    }
+    for (const name of readdirSync(full).sort()) {
+      if (!skippedFolders.has(name) && !name.endsWith(".tsbuildinfo")) add(`${path}/${name}`);
+    }
+  };
+  for (const path of contextPaths) add(path);
+  return hash.digest("hex");
+}
+
+/** The Containerfile's default NODE_IMAGE. */
+function defaultNodeImage(): string {
+  const match = /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync(containerfile, "utf8"));
+  if (!match?.[1]) throw new Error(`${containerfile} has no ARG NODE_IMAGE=<image>`);
+  return match[1];
+}
+
+/** The context digest `tag` was built from, if the engine has it. */
+function builtFrom(engine: ContainerEngine, tag: string): string | undefined {
+  try {
+    const label = execFileSync(
+      engine.path,
+      ["image", "inspect", "--format", `{{index .Config.Labels "${contextDigestLabel}"}}`, tag],
+      { env: engine.env, encoding: "utf8", stdio: "pipe" },
+    ).trim();
+    return label || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Builds the images that are not up to date, one after the other (the build stage once: the others reuse its cached
+ * layers), each labelled with the context digest it was built from.
+ */
 export async function buildImages(options: BuildImagesOptions = {}): Promise<BuiltImage[]> {
   const engine = options.engine ?? findContainerEngine();
   if (engine === undefined) {
@@ -97,11 +189,18 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Bui
   }
   const output = options.output ?? ((chunk: string) => process.stderr.write(chunk));
   const nodeImage = options.nodeImage ?? process.env.NODE_IMAGE;
+  const digest = contextDigest(engine, nodeImage);
   const built: BuiltImage[] = [];
   for (const image of options.targets ?? imageTargets) {
     const tag = imageTag(image);
+    if (!options.force && digest !== undefined && builtFrom(engine, tag) === digest) {
+      built.push({ target: image.target, tag, upToDate: true });
+      continue;
+    }
+    options.onBuild?.(tag);
     const args = ["build", "-f", containerfile, "--target", image.target, "-t", tag];
-    args.push("--build-arg", `VERSION=${tag.slice(tag.lastIndexOf(":") + 1)}`, "--build-arg", `REVISION=${revision()}`);
+    args.push("--build-arg", `VERSION=${tag.slice(tag.lastIndexOf(":") + 1)}`);
+    if (digest !== undefined) args.push("--label", `${contextDigestLabel}=${digest}`);
     if (nodeImage) args.push("--build-arg", `NODE_IMAGE=${nodeImage}`);
     const ca = process.env.NODE_EXTRA_CA_CERTS;
     if (ca) args.push("--secret", `id=npm_ca,src=${resolve(ca)}`);
@@ -109,18 +208,9 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Bui
     if (engine.name === "podman") args.push("--network", "host");
     args.push(root);
     await run(engine, args, output, options.signal);
-    built.push({ target: image.target, tag });
+    built.push({ target: image.target, tag, upToDate: false });
   }
   return built;
-}
-
-/** The commit the images are built from, for their revision label; "unknown" outside a git checkout. */
-function revision(): string {
-  try {
-    return execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8", stdio: "pipe" }).trim();
-  } catch {
-    return "unknown";
-  }
 }
 
 /** Runs the engine; rejects with its exit status and the end of its output when it fails. */
@@ -174,7 +264,7 @@ function imageSizeMb(engine: ContainerEngine, tag: string): string {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { positionals } = parseArgs({ allowPositionals: true });
+  const { positionals, values } = parseArgs({ allowPositionals: true, options: { force: { type: "boolean" } } });
   const unknown = positionals.filter((name) => !imageTargets.some((image) => image.target === name));
   if (unknown.length > 0) {
     process.stderr.write(
@@ -190,10 +280,14 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const started = Date.now();
   try {
     const targets = positionals.length > 0 ? imageTargets.filter((i) => positionals.includes(i.target)) : undefined;
-    const built = await buildImages({ engine, ...(targets ? { targets } : {}) });
+    const built = await buildImages({ engine, force: values.force === true, ...(targets ? { targets } : {}) });
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    process.stdout.write(`built with ${engine.name} in ${seconds} s:\n`);
-    for (const { tag } of built) process.stdout.write(`  ${tag}  ${imageSizeMb(engine, tag)} MB\n`);
+    process.stdout.write(`${engine.name}, ${seconds} s:\n`);
+    for (const { tag, upToDate } of built) {
+      process.stdout.write(
+        `  ${tag}  ${imageSizeMb(engine, tag)} MB${upToDate ? "  (up to date: --force builds it again)" : ""}\n`,
+      );
+    }
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(1);

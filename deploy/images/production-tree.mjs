@@ -1,7 +1,8 @@
 // Run in the Containerfile's build stage, after the compile: `node production-tree.mjs <workspace> <out>` makes <out>
 // the whole run-time tree of one command: the lockfile's production dependencies of <workspace> (`npm ci --omit=dev`,
 // no scripts), and of every @compute-api workspace package it links, only what runs (package.json, LICENSE, dist/,
-// bin/ and the data files the code reads), never src/, tests or tsconfig. The runtime stage copies <out> as it is.
+// bin/ and the data files the code reads), never src/, tests, tsconfig, type declarations or source maps. The
+// runtime stage copies <out> as it is.
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -56,4 +57,12 @@ for (const dir of used) {
   }
 }
 for (const name of compilers) rmSync(join(out, "node_modules", name), { recursive: true, force: true });
+// Type declarations and source maps, of the dependencies and of the compiled packages: read by editors and
+// debuggers, never by the running command (a third of the tree).
+const unread = ["*.d.ts", "*.d.mts", "*.d.cts", "*.map"].flatMap((pattern, i) => [
+  ...(i ? ["-o"] : []),
+  "-name",
+  pattern,
+]);
+execFileSync("find", [out, "-type", "f", "(", ...unread, ")", "-delete"]);
 for (const file of ["package-lock.json", ".npmrc"]) rmSync(join(out, file));

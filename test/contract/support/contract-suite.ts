@@ -7,11 +7,10 @@
  * (a stub slower than the gateway's timeout); every answer is checked against the spec, and the last test fails
  * when a documented pair was never seen.
  */
-import type { Server } from "node:http";
 import { type ComputeClient, createComputeClient, normalizeDecimal } from "@compute-api/client";
 import { createLogger } from "@compute-api/contract/http";
 import { builtinFixtures } from "@compute-api/fixtures";
-import { createGateway, type Gateway } from "@compute-api/gateway";
+import { createGateway } from "@compute-api/gateway";
 import { startServer } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations, problems, recordingFetch, seen } from "./recorder.js";
@@ -56,10 +55,34 @@ const faultStatuses = ["429", "500", "502", "503", "504"];
 export interface SuiteOptions {
   backend?: Backend;
   compress?: boolean;
+  /**
+   * Starts a gateway in front of `upstream` that gives it `timeoutMs` (default: the gateway in this process);
+   * test/containers passes the gateway's container.
+   */
+  gateway?: (upstream: string, timeoutMs: number) => Promise<RunningBackend>;
+}
+
+/** The gateway in this process, on an ephemeral 127.0.0.1 port. */
+async function inProcessGateway(upstream: string, timeoutMs: number): Promise<RunningBackend> {
+  const app = await createGateway({ upstream, timeoutMs, logger: createLogger({ level: "silent" }) });
+  const server = app.app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await app.close();
+    },
+  };
 }
 
 /** Declares the whole contract suite against the given target. */
-export function contractSuite(target: Target, { backend = stubBackend, compress = false }: SuiteOptions = {}): void {
+export function contractSuite(
+  target: Target,
+  { backend = stubBackend, compress = false, gateway = inProcessGateway }: SuiteOptions = {},
+): void {
   const fixtures = builtinFixtures();
   type UserId = "alice" | "bob" | "carol" | "dave" | "erin";
   const keys: Record<UserId, string> = {
@@ -73,7 +96,7 @@ export function contractSuite(target: Target, { backend = stubBackend, compress 
   let stub: RunningBackend;
   /** With the gateway and a backend with faults: a second stub that drops every connection, and a gateway in front of it (502). */
   let dropping: RunningBackend | undefined;
-  const gateways: { app: Gateway; server: Server; url: string }[] = [];
+  const gateways: RunningBackend[] = [];
   let baseUrl: string;
   let droppingUrl: string | undefined;
   const clients = {} as Record<UserId, ComputeClient>;
@@ -92,16 +115,9 @@ export function contractSuite(target: Target, { backend = stubBackend, compress 
 
   /** A gateway in front of the upstream, listening on an ephemeral port; resolves with its URL. */
   async function gatewayFor(upstream: string): Promise<string> {
-    const app = await createGateway({
-      upstream,
-      timeoutMs: gatewayTimeoutMs,
-      logger: createLogger({ level: "silent" }),
-    });
-    const server = app.app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    const { port } = server.address() as { port: number };
-    gateways.push({ app, server, url: `http://127.0.0.1:${port}` });
-    return `http://127.0.0.1:${port}`;
+    const running = await gateway(upstream, gatewayTimeoutMs);
+    gateways.push(running);
+    return running.url;
   }
 
   beforeAll(async () => {
@@ -117,11 +133,7 @@ export function contractSuite(target: Target, { backend = stubBackend, compress 
     for (const user of Object.keys(keys) as UserId[]) clients[user] = clientFor(keys[user]);
   });
   afterAll(async () => {
-    for (const { server, app } of gateways) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await app.close();
-    }
+    for (const running of gateways) await running.close();
     await dropping?.close();
     await stub?.close();
   });
