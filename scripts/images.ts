@@ -9,8 +9,8 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, constants, readdirSync, readFileSync, statSync } from "node:fs";
-import { delimiter, join, resolve } from "node:path";
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -42,11 +42,12 @@ export interface BuiltImage {
 }
 
 /**
- * The label that holds the digest of what an image was built from (contextDigest): an image whose label matches is
- * up to date and not built again. The engine's layer cache would reach the same image, but only after checking every
- * step's files, which takes minutes on a busy machine.
+ * Where each image's id and the digest of what it was built from (contextDigest) are noted after its build: an image
+ * whose id and digest still match is up to date and not built again. The engine's layer cache would reach the same
+ * image, but only after checking every step's files, which takes minutes on a busy machine. (Not an image label:
+ * podman 4.3 reuses a cached image with its old labels.)
  */
-export const contextDigestLabel = "compute-api.context-digest";
+const builtFile = join(root, "node_modules/.cache/compute-api-images.json");
 
 /**
  * Where the build context's files are (.dockerignore lets in a subset of these): a change to any file under them
@@ -164,23 +165,32 @@ function defaultNodeImage(): string {
   return match[1];
 }
 
-/** The context digest `tag` was built from, if the engine has it. */
-function builtFrom(engine: ContainerEngine, tag: string): string | undefined {
+/** The engine's id of `tag`, if it has it. */
+function imageId(engine: ContainerEngine, tag: string): string | undefined {
   try {
-    const label = execFileSync(
-      engine.path,
-      ["image", "inspect", "--format", `{{index .Config.Labels "${contextDigestLabel}"}}`, tag],
-      { env: engine.env, encoding: "utf8", stdio: "pipe" },
-    ).trim();
-    return label || undefined;
+    const id = execFileSync(engine.path, ["image", "inspect", "--format", "{{.Id}}", tag], {
+      env: engine.env,
+      encoding: "utf8",
+      stdio: "pipe",
+    }).trim();
+    return id || undefined;
   } catch {
     return undefined;
   }
 }
 
+/** The images built so far from this checkout: tag → its id and the digest it was built from. */
+function readBuilt(): Record<string, { id: string; digest: string }> {
+  try {
+    return JSON.parse(readFileSync(builtFile, "utf8"));
+  } catch {
+    return {};
+  }
+}
+
 /**
  * Builds the images that are not up to date, one after the other (the build stage once: the others reuse its cached
- * layers), each labelled with the context digest it was built from.
+ * layers), noting for each the context digest it was built from.
  */
 export async function buildImages(options: BuildImagesOptions = {}): Promise<BuiltImage[]> {
   const engine = options.engine ?? findContainerEngine();
@@ -193,14 +203,14 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Bui
   const built: BuiltImage[] = [];
   for (const image of options.targets ?? imageTargets) {
     const tag = imageTag(image);
-    if (!options.force && digest !== undefined && builtFrom(engine, tag) === digest) {
+    const before = readBuilt()[tag];
+    if (!options.force && digest !== undefined && before?.digest === digest && imageId(engine, tag) === before.id) {
       built.push({ target: image.target, tag, upToDate: true });
       continue;
     }
     options.onBuild?.(tag);
     const args = ["build", "-f", containerfile, "--target", image.target, "-t", tag];
     args.push("--build-arg", `VERSION=${tag.slice(tag.lastIndexOf(":") + 1)}`);
-    if (digest !== undefined) args.push("--label", `${contextDigestLabel}=${digest}`);
     if (nodeImage) args.push("--build-arg", `NODE_IMAGE=${nodeImage}`);
     const ca = process.env.NODE_EXTRA_CA_CERTS;
     if (ca) args.push("--secret", `id=npm_ca,src=${resolve(ca)}`);
@@ -208,6 +218,11 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Bui
     if (engine.name === "podman") args.push("--network", "host");
     args.push(root);
     await run(engine, args, output, options.signal);
+    const id = imageId(engine, tag);
+    if (digest !== undefined && id !== undefined) {
+      mkdirSync(dirname(builtFile), { recursive: true });
+      writeFileSync(builtFile, `${JSON.stringify({ ...readBuilt(), [tag]: { id, digest } }, null, 2)}\n`);
+    }
     built.push({ target: image.target, tag, upToDate: false });
   }
   return built;
