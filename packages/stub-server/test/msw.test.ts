@@ -14,7 +14,7 @@ import { builtinFixtures, generateFixtures } from "@compute-api/fixtures";
 import { createStubHandlers } from "@compute-api/stub-server/msw";
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningStub, startServer } from "../src/index.js";
+import { type FaultOptions, type RunningStub, startServer } from "../src/index.js";
 import { type HeldAnswer, heldKeys, heldRequests, sendHeldRequests } from "./support/held-requests.js";
 
 const baseUrl = "https://compute.example";
@@ -151,6 +151,129 @@ describe("state control as functions", () => {
     mocked.reset();
     expect(mocked.snapshot().users.map((u) => u.id)).toEqual(users);
     mocked.load(builtinFixtures());
+  });
+});
+
+describe("faults, as the stub's", () => {
+  const search = "/v1/resources/search?query=type%3Acluster";
+  /** What a caller sees of an answer: its status, the headers the faults set, and its body. */
+  const answerOf = async (res: Response) => ({
+    status: res.status,
+    headers: Object.fromEntries(
+      ["content-type", "retry-after", "preference-applied"].map((name) => [name, res.headers.get(name)]),
+    ),
+    body: await res.json(),
+  });
+  const send = async (url: string, prefer?: string, key: string = heldKeys.alice) =>
+    answerOf(
+      await fetch(`${url}${search}`, {
+        headers: { authorization: `Bearer ${key}`, ...(prefer === undefined ? {} : { prefer }) },
+      }),
+    );
+  /** The handlers of the running `bothWith`. */
+  let mocked: ReturnType<typeof createStubHandlers>;
+  /** The answers of the handlers (through setupServer) and of the real stub over HTTP, with the same faults. */
+  async function bothWith(faults: FaultOptions, run: (url: string) => Promise<unknown>) {
+    mocked = createStubHandlers({ baseUrl, apiKeys: heldKeys, faults });
+    const server = setupServer(...mocked.handlers);
+    server.listen({ onUnhandledRequest: "error" });
+    let fromHandlers: unknown;
+    try {
+      fromHandlers = await run(baseUrl);
+    } finally {
+      server.close();
+    }
+    const stub = await startServer({ port: 0, host: "127.0.0.1", apiKeys: heldKeys, faults });
+    try {
+      return { fromHandlers, overHttp: await run(stub.url) };
+    } finally {
+      await stub.close();
+    }
+  }
+
+  it("Prefer: a documented status injected with Preference-Applied, 200 as asked, a refused code and latency", async () => {
+    const prefers = ["code=503", "code=429, latency=5", "code=200", "code=404", "latency=x", "code=401; x=1"];
+    const { fromHandlers, overHttp } = await bothWith({}, async (url) => {
+      const answers = [];
+      for (const prefer of prefers) answers.push(await send(url, prefer));
+      return answers;
+    });
+    expect(fromHandlers).toEqual(overHttp);
+    expect((overHttp as { status: number }[]).map((a) => a.status)).toEqual([503, 429, 200, 400, 400, 401]);
+    expect((overHttp as { headers: Record<string, string> }[])[0]?.headers).toMatchObject({
+      "retry-after": "1",
+      "preference-applied": "code=503",
+    });
+  });
+
+  it("Prefer is ignored with prefer: false", async () => {
+    const { fromHandlers, overHttp } = await bothWith({ prefer: false }, (url) => send(url, "code=503"));
+    expect(fromHandlers).toEqual(overHttp);
+    expect(overHttp).toMatchObject({ status: 200, headers: { "preference-applied": null } });
+  });
+
+  it("faults 503 at 100 %: every API request 503 with Retry-After and the error body; a seeded mix replays", async () => {
+    const { fromHandlers, overHttp } = await bothWith({ faults: [{ status: 503, share: 1 }] }, (url) => send(url));
+    expect(fromHandlers).toEqual(overHttp);
+    expect(overHttp).toMatchObject({ status: 503, headers: { "retry-after": "1" }, body: { code: 503 } });
+    const mix = {
+      faults: [
+        { status: 429, share: 0.2 },
+        { status: 500, share: 0.2 },
+      ],
+      seed: 5,
+    };
+    const statuses = await bothWith(mix, async (url) => {
+      const seen = [];
+      for (let i = 0; i < 30; i++) seen.push((await send(url)).status);
+      return seen;
+    });
+    expect(statuses.fromHandlers).toEqual(statuses.overHttp);
+    expect(new Set(statuses.overHttp as number[])).toEqual(new Set([200, 429, 500]));
+  });
+
+  it("the rate limit: over it, 429 with Retry-After, per API key", async () => {
+    const { fromHandlers, overHttp } = await bothWith({ rateLimit: 1 / 60 }, async (url) => [
+      await send(url),
+      await send(url),
+      await send(url, undefined, heldKeys.bob),
+    ]);
+    expect(fromHandlers).toEqual(overHttp);
+    expect((overHttp as { status: number }[]).map((a) => a.status)).toEqual([200, 429, 200]);
+    expect((overHttp as { headers: Record<string, string> }[])[1]?.headers["retry-after"]).toBe("60");
+  });
+
+  it("drop: the handlers answer a network error, as the stub destroys the connection", async () => {
+    const { fromHandlers, overHttp } = await bothWith({ drop: 1 }, (url) =>
+      send(url).then(
+        () => "answered",
+        (error: Error) => error.name,
+      ),
+    );
+    expect(fromHandlers).toBe("TypeError");
+    expect(overHttp).toBe("TypeError");
+  });
+
+  it("setFaults() changes the faults for the next request, as PATCH /__stub/faults; faultSettings() shows them", async () => {
+    const { fromHandlers, overHttp } = await bothWith({}, async (url) => {
+      const change = async (faults: FaultOptions, patch: Record<string, unknown>) => {
+        if (url === baseUrl) return mocked.setFaults(faults);
+        await fetch(`${url}/__stub/faults`, {
+          method: "PATCH",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(patch),
+        });
+      };
+      const before = await send(url);
+      await change({ faults: [{ status: 500, share: 1 }] }, { faults: "500=100%" });
+      const during = await send(url);
+      await change({}, { faults: null });
+      return [before, during, await send(url)];
+    });
+    expect(fromHandlers).toEqual(overHttp);
+    expect((overHttp as { status: number }[]).map((a) => a.status)).toEqual([200, 500, 200]);
+    mocked.setFaults({ rateLimit: 5, seed: 3 });
+    expect(mocked.faultSettings()).toEqual({ rateLimit: 5, seed: 3 });
   });
 });
 

@@ -17,7 +17,8 @@ import { bearerToken, parseQueryString, searchOf } from "@compute-api/contract/i
 import { type Fixtures, validFixtures } from "@compute-api/fixtures/data";
 import type { OperationId } from "@compute-api/server";
 import { secretBodies } from "@compute-api/server/rules";
-import { type HttpHandler, http } from "msw";
+import { type HttpHandler, HttpResponse, http } from "msw";
+import { createFaultRules, type FaultOptions } from "../fault-rules.js";
 import { defaultJournalSize, Journal, type JournalEntry, type JournalFilter } from "../journal.js";
 import { type AnsweredRequest, journalEntry, violationsOf } from "../journal-http.js";
 import { type StoreOperationInput, storeOperations } from "../store-operations.js";
@@ -39,6 +40,11 @@ export interface StubHandlersOptions {
   apiKeys?: Record<string, string>;
   /** How many answered requests the journal keeps (`requests()`); default 1000, 0 keeps none. */
   journalSize?: number;
+  /**
+   * The run's faults, as `createApp`'s (`--faults`, `--latency`, `--drop`, `--rate-limit`, `seed`; `prefer: false`
+   * ignores `Prefer` headers). A drop answers `HttpResponse.error()`: the client's fetch fails with a network error.
+   */
+  faults?: FaultOptions;
 }
 
 /** The handlers and the state control of a stub without a server. */
@@ -60,6 +66,13 @@ export interface StubHandlers {
   requests(filter?: JournalFilter): JournalEntry[];
   /** Empties the journal. */
   clearRequests(): void;
+  /** The fault settings in force (a copy), what `GET /__stub/faults` shows in the flags' syntax. */
+  faultSettings(): FaultOptions;
+  /**
+   * Replaces the fault settings from the next request on, as `PATCH /__stub/faults` and `DELETE` do: a new `seed`
+   * starts its sequence again, the rate limit's buckets start full when the limit changes.
+   */
+  setFaults(options: FaultOptions): void;
 }
 
 /** A JSON answer, as Express's `res.json` sends it. */
@@ -78,6 +91,8 @@ function headersOf(request: Request): Record<string, string> {
   });
   return headers;
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** body-parser's test of a body (type-is's hasBody): any Transfer-Encoding, or a Content-Length that is a number, 0 too. */
 const parserReadsBody = (headers: Record<string, string>): boolean =>
@@ -103,6 +118,7 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
 
   const journal = new Journal(options.journalSize ?? defaultJournalSize);
   const isStubKey = (text: string) => store.authenticate(text) !== undefined;
+  const faults = createFaultRules(options.faults ?? {});
 
   /** Answers a request and notes it in the journal, as the stub's recorder does (journal-http.ts). */
   async function answerAndNote(request: Request): Promise<Response> {
@@ -110,6 +126,7 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
     const url = new URL(request.url);
     const noted: Partial<AnsweredRequest> = {};
     const response = await answer(request, url, noted);
+    if (response.type === "error") return response;
     if (journal.size > 0) {
       journal.add(
         journalEntry(
@@ -138,10 +155,21 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
    * checks (415, 400), the operation, its answer checked. What the journal needs is noted in `noted` on the way.
    */
   async function answer(request: Request, url: URL, noted: Partial<AnsweredRequest>): Promise<Response> {
+    /** Headers the answer carries whatever it is (`Preference-Applied`). */
+    const always: Record<string, string> = {};
     try {
-      const target = url.pathname.slice(basePath.length) + url.search;
+      const path = url.pathname.slice(basePath.length);
+      const target = path + url.search;
       const headers = headersOf(request);
       noted.headers = headers;
+      // The run's faults first, as the stub's `beforeValidation`: before the body is read and the route found.
+      if (faults.appliesTo(path)) {
+        const delay = faults.latency();
+        if (delay !== undefined) await sleep(delay);
+        const fault = faults.runFault();
+        if (fault?.error) throw fault.error;
+        if (fault) return HttpResponse.error();
+      }
       // A Fetch request does not always show its framing (a browser keeps Content-Length to itself).
       const framed = headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined;
       const body = await readJsonBody(request, framed ? parserReadsBody(headers) : request.body !== null);
@@ -159,6 +187,14 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
       if (!principal) throw unauthenticated("the API key is not valid");
       noted.userId = principal.id;
       if (problem) throw problem;
+      // The rate limit and `Prefer`, as the stub's `afterValidation`: once the key is known and the request valid.
+      const limited = faults.rateLimit(bearerToken({ headers }));
+      if (limited) throw limited;
+      const prefer = faults.prefer(headers.prefer, () => [...match.operation.statuses]);
+      if (prefer?.refused) throw prefer.refused;
+      if (prefer?.applied) always["preference-applied"] = prefer.applied;
+      if (prefer?.delayMs !== undefined) await sleep(prefer.delayMs);
+      if (prefer?.injected) throw prefer.injected;
       const operation = operations[operationId as OperationId];
       const result = operation({
         principal,
@@ -168,11 +204,14 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
       } as StoreOperationInput<OperationId>);
       const violations = contract.checkResponseBody(operationId, 200, result);
       if (violations.length > 0) throw internalError(violations);
-      return jsonResponse(200, result, secretBodies.has(operationId) ? { "cache-control": "no-store" } : {});
+      return jsonResponse(200, result, {
+        ...always,
+        ...(secretBodies.has(operationId) ? { "cache-control": "no-store" } : {}),
+      });
     } catch (error) {
       const apiError = toApiError(error);
       if (apiError.status === 400) noted.violations = violationsOf(apiError.toBody());
-      return jsonResponse(apiError.status, apiError.toBody(), apiError.headers);
+      return jsonResponse(apiError.status, apiError.toBody(), { ...always, ...apiError.headers });
     }
   }
 
@@ -191,5 +230,7 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
     load: (data) => store.load(typeof data === "function" ? data : validFixtures(data, spec)),
     requests: (filter) => journal.list(filter),
     clearRequests: () => journal.clear(),
+    faultSettings: () => structuredClone(faults.options()),
+    setFaults: (changed) => faults.set(changed),
   };
 }
