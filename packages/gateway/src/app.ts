@@ -3,10 +3,9 @@
  * upstream pool open, but not listening. The whole path of a request is `handle` below, in the order it runs.
  */
 
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { ApiError, compileContract, internalError, toApiError } from "@compute-api/contract";
 import {
-  answerClientErrors,
   type CorsHandler,
   corsHandler,
   createLogger,
@@ -19,6 +18,7 @@ import { hasRequestBody, pathOf } from "@compute-api/contract/internal";
 import getRawBody from "raw-body";
 import { upstreamAcceptEncoding } from "./content-coding.js";
 import { type ForwardOptions, forward } from "./forward.js";
+import { type GatewayApp, gatewayApp } from "./gateway-app.js";
 import { createMetrics, type GatewayMetrics, statusLabel } from "./metrics.js";
 import { defaults, type GatewayOptions, parseUpstreamUrl } from "./options.js";
 import { ownEndpoints } from "./own-endpoints.js";
@@ -31,16 +31,7 @@ import { gatewayTracing } from "./tracing.js";
 import { createUpstream, type UpstreamResponse } from "./upstream.js";
 import { tlsProblem } from "./upstream-errors.js";
 
-/** The request listener of a gateway; `listen` starts a node:http server on it, as an Express app's does. */
-export interface GatewayApp extends RequestListener {
-  /**
-   * Creates a node:http server for the gateway, not listening: what Node's parser refuses is answered with the
-   * error body, and a request must arrive whole within the request timeout.
-   */
-  createServer(): Server;
-  /** Creates a server for the gateway (see createServer) and listens. */
-  listen(port: number, host?: string, callback?: () => void): Server;
-}
+export type { GatewayApp } from "./gateway-app.js";
 
 /** A built gateway: the request listener to serve, its metrics, and close() for the upstream pool. */
 export interface Gateway {
@@ -232,27 +223,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     });
   };
   const listener = tracing ? tracing.listener(untraced, ownEndpoint) : untraced;
-  const requestTimeout = options.requestTimeoutMs ?? defaults.requestTimeoutMs;
-  const serverFor = (): Server => {
-    // A request is read whole within the request timeout (408 after), checked every second rather than Node's 30 s.
-    const server = createServer(
-      {
-        requestTimeout,
-        headersTimeout: Math.min(60_000, requestTimeout),
-        connectionsCheckingInterval: Math.min(1000, requestTimeout),
-      },
-      listener,
-    );
-    answerClientErrors(server);
-    return server;
-  };
-  const app: GatewayApp = Object.assign(listener, {
-    createServer: serverFor,
-    listen(port: number, host?: string, callback?: () => void): Server {
-      const server = serverFor();
-      return host === undefined ? server.listen(port, callback) : server.listen(port, host, callback);
-    },
-  });
+  const app = gatewayApp(listener, options.requestTimeoutMs ?? defaults.requestTimeoutMs);
   const drain = () => {
     draining = true;
   };
