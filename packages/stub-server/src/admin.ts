@@ -30,9 +30,10 @@ import {
   validFixtures,
 } from "@compute-api/fixtures";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
+import { filterOf, unservable } from "./admin-checks.js";
 import { changeFaults, faultSettingsOf } from "./admin-faults.js";
 import type { FaultOptions, Faults } from "./faults.js";
-import type { Journal, JournalFilter } from "./journal.js";
+import type { Journal } from "./journal.js";
 import type { Store } from "./store/store.js";
 
 /** Where the admin API is served. */
@@ -78,44 +79,6 @@ export const adminEndpoints = [
 ] as const;
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
-
-/** The 400 of a data set that cannot be served: one violation per problem, named by its JSON pointer in the body. */
-function unservable(error: FixtureError, prefix: string): ReturnType<typeof invalidRequest> {
-  const violations: FieldViolation[] = error.problems.map((problem) => {
-    const at = problem.indexOf(": ");
-    return at > 0 && problem.startsWith("/")
-      ? { field: `${prefix}${problem.slice(0, at)}`, description: problem.slice(at + 2) }
-      : { field: prefix || "/", description: problem };
-  });
-  return invalidRequest(violations, undefined, violations.length);
-}
-
-/** The journal's filter from a query, or the violations of its values. */
-function filterOf(query: Record<string, unknown>): JournalFilter | FieldViolation[] {
-  const filter: JournalFilter = {};
-  const violations: FieldViolation[] = [];
-  const names = ["method", "path", "operationId", "status", "since", "limit"];
-  for (const [name, value] of Object.entries(query)) {
-    const field = `query.${name}`;
-    if (!names.includes(name)) {
-      violations.push({ field, description: `is not a filter of the journal (${names.join(", ")})` });
-      continue;
-    }
-    if (typeof value !== "string") {
-      violations.push({ field, description: "must be given once" });
-      continue;
-    }
-    if (name === "status" && !/^([1-5]\d\d|[1-5]xx)$/i.test(value))
-      violations.push({ field, description: "must be a status such as 404, or a class such as 4xx" });
-    else if (name === "since" && !/^\d+$/.test(value) && Number.isNaN(Date.parse(value)))
-      violations.push({ field, description: "must be a seq (a whole number) or an ISO 8601 time" });
-    else if (name === "limit" && !/^\d+$/.test(value))
-      violations.push({ field, description: "must be a whole number" });
-    else if (name === "limit") filter.limit = Number(value);
-    else filter[name as "method" | "path" | "operationId" | "status" | "since"] = value;
-  }
-  return violations.length > 0 ? violations : filter;
-}
 
 /** The admin router, to mount before the spec's validation (it answers only under /__stub). */
 export function adminRoutes({ store, journal, faults, spec, token }: AdminOptions): Router {

@@ -1,0 +1,158 @@
+/**
+ * The stub's state as one whole: who a request acts for (`User`), the state built at once from a data set
+ * (`buildState`: the users and their keys as SHA-256 only, the projects' counts, the clusters' totals, the machines
+ * and volumes by project, and the search index over the resources), the key registration both the build and the
+ * store use, and which state each user belongs to. The store (store.ts) holds one such state and replaces it whole.
+ * Nothing here loads Express or a Node built-in of its own, so that it runs in a browser too.
+ */
+
+import {
+  billingAccountName,
+  clusterTotals,
+  hashApiKey,
+  projectName,
+  projectResourceCounts,
+  projectResourceName,
+} from "@compute-api/server/rules";
+import {
+  type Cluster,
+  type ClusterMachine,
+  type Fixtures,
+  type ProjectCollection,
+  projectCollections,
+} from "../types.js";
+import type { SearchResource } from "./search-columns.js";
+import { SearchIndex } from "./search-index.js";
+
+/** Who a request acts for. */
+export interface User {
+  readonly id: string;
+  readonly projectIds: ReadonlySet<string>;
+  /** `p:<projectId>` and `b:<billingAccountId>` of everything the user may see (the search index's access keys). */
+  readonly access: ReadonlySet<string>;
+  readonly canCreateApiKeys: boolean;
+  readonly canSearch: boolean;
+  /** The user's keys by id, each as its SHA-256 only. */
+  readonly keys: Map<string, { sha256: string; createTime: string }>;
+}
+
+/** A project's entry of a map by project, made when missing. */
+function inProject<T>(byProject: Map<string, T>, projectId: string, make: () => T): T {
+  let found = byProject.get(projectId);
+  if (found === undefined) {
+    found = make();
+    byProject.set(projectId, found);
+  }
+  return found;
+}
+
+/**
+ * The searchable resources of the fixtures, made one at a time as the index reads them, so that no wrapper
+ * outlives its reading; the projects' resourceCount is set before.
+ */
+function* searchResources(fixtures: Fixtures): Generator<SearchResource> {
+  for (const b of fixtures.billingAccounts ?? []) {
+    yield {
+      resourceType: "billingAccount",
+      resourceName: billingAccountName(b.id),
+      access: `b:${b.id}`,
+      resource: b,
+    };
+  }
+  // One access key per project, shared by its resources.
+  const projectAccess = new Map<string, string>();
+  const accessOf = (projectId: string): string => {
+    let access = projectAccess.get(projectId);
+    if (access === undefined) {
+      access = `p:${projectId}`;
+      projectAccess.set(projectId, access);
+    }
+    return access;
+  };
+  for (const collection of Object.keys(projectCollections) as ProjectCollection[]) {
+    for (const r of fixtures[collection] ?? []) {
+      yield {
+        resourceType: projectCollections[collection],
+        resourceName: projectResourceName(r.projectId, collection, r.id),
+        access: accessOf(r.projectId),
+        resource: r,
+      };
+    }
+  }
+  for (const p of fixtures.projects ?? []) {
+    yield { resourceType: "project", resourceName: projectName(p.id), access: accessOf(p.id), resource: p };
+  }
+}
+
+/**
+ * One whole state, built at once from a data set and replaced whole, never changed by halves. `data` is the data
+ * set it was built from, and stays its truth: the operations change its objects in place (the index holds the same
+ * resource objects), so that `snapshot()` reads it back. Its users hold no key: their keys are in `users`.
+ */
+export interface State {
+  readonly data: Fixtures;
+  readonly users: Map<string, User>;
+  readonly keyOwners: Map<string, User>;
+  // By project, then id: a key joined of the two would be a string more per machine and volume.
+  readonly clusterMachines: Map<string, Map<string, { machine: ClusterMachine; cluster: Cluster }>>;
+  readonly volumes: Map<string, Set<string>>;
+  readonly index: SearchIndex;
+}
+
+/**
+ * The state each user belongs to. A request authenticated before the state was replaced is handled on the state it
+ * was authenticated on: it sees the state before the change, never a mix (and what it changes goes with that state).
+ */
+export const stateOfUser = new WeakMap<User, State>();
+
+/** A key registered in a state. */
+export function registerKey(state: State, user: User, keyId: string, sha256: string, createTime: string): void {
+  const replaced = user.keys.get(keyId);
+  if (replaced) state.keyOwners.delete(replaced.sha256);
+  user.keys.set(keyId, { sha256, createTime });
+  state.keyOwners.set(sha256, user);
+}
+
+/** Builds a state from a data set that checkFixtures accepted, which it keeps and changes. */
+export function buildState(fixtures: Fixtures, now: Date): State {
+  const state: State = {
+    data: fixtures,
+    users: new Map(),
+    keyOwners: new Map(),
+    clusterMachines: new Map(),
+    volumes: new Map(),
+    // Set below, once the counts and totals are in the data.
+    index: undefined as unknown as SearchIndex,
+  };
+  for (const u of fixtures.users) {
+    const user: User = {
+      id: u.id,
+      projectIds: new Set(u.projectIds),
+      access: new Set([...u.projectIds.map((p) => `p:${p}`), ...u.billingAccountIds.map((b) => `b:${b}`)]),
+      canCreateApiKeys: u.canCreateApiKeys ?? true,
+      canSearch: u.canSearch ?? true,
+      keys: new Map(),
+    };
+    state.users.set(user.id, user);
+    stateOfUser.set(user, state);
+    for (const k of u.apiKeys ?? []) {
+      registerKey(state, user, k.id, k.sha256 ?? hashApiKey(k.key ?? ""), k.createTime ?? now.toISOString());
+    }
+    // The keys live in `users`, as SHA-256 only: no key in clear text stays in memory.
+    delete u.apiKeys;
+  }
+
+  const counts = projectResourceCounts(fixtures);
+  let expected = (fixtures.billingAccounts?.length ?? 0) + (fixtures.projects?.length ?? 0);
+  for (const collection of Object.keys(projectCollections) as ProjectCollection[])
+    expected += fixtures[collection]?.length ?? 0;
+  for (const p of fixtures.projects ?? []) p.resourceCount = counts.get(p.id) ?? 0;
+  for (const cluster of fixtures.clusters ?? []) {
+    cluster.machines ??= [];
+    Object.assign(cluster, clusterTotals(cluster.machines));
+    for (const machine of cluster.machines)
+      inProject(state.clusterMachines, machine.projectId, () => new Map()).set(machine.id, { machine, cluster });
+  }
+  for (const v of fixtures.volumes ?? []) inProject(state.volumes, v.projectId, () => new Set()).add(v.id);
+  return Object.assign(state, { index: new SearchIndex(searchResources(fixtures), {}, expected) });
+}
