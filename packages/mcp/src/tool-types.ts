@@ -1,0 +1,51 @@
+/**
+ * The shapes of the generated MCP tools: the JSON values the derivation walks, what MCP's tools/list answers for one
+ * tool, where each argument goes in the HTTP request, and the content of `src/generated/tools.json`. Types only;
+ * `derive-tools.ts` re-exports them, so importers keep importing from there.
+ */
+/** A JSON value of the document, walked without knowing its shape. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/** A JSON object. */
+export type JsonObject = { [key: string]: Json };
+
+/** What MCP's tools/list answers for one tool. */
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonObject & { type: "object" };
+  outputSchema: JsonObject & { type: "object" };
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+}
+
+/** Where each argument of a tool goes in the HTTP request. */
+export interface ToolOperation {
+  method: string;
+  /** The path template, such as `/v1/projects/{projectId}/cluster-machines/{id}`. */
+  path: string;
+  pathParameters: string[];
+  queryParameters: string[];
+  /** The request body's properties, taken from the flat arguments; null when the operation takes no body. */
+  bodyProperties: string[] | null;
+  /** Result fields that the service returns only in this answer (a new secret): the text says so. */
+  shownOnce: string[];
+}
+
+/** One generated tool: what the protocol lists, and how a call becomes a request. */
+export interface GeneratedTool {
+  tool: McpTool;
+  operation: ToolOperation;
+}
+
+/** The generated file's content. */
+export interface GeneratedTools {
+  /** The spec's `info.version` the tools were derived from. */
+  specVersion: string;
+  tools: GeneratedTool[];
+}
