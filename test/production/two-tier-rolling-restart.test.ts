@@ -66,6 +66,8 @@ interface Exit {
   code: number | string | null;
   ms: number;
   cut: boolean;
+  /** The end of what it wrote, for the failure message when it did not exit 0. */
+  tail: string;
 }
 
 describe.skipIf(skipWithoutNginx() || skipWithoutPostgres())("a rolling restart of two tiers behind nginx", () => {
@@ -153,6 +155,7 @@ describe.skipIf(skipWithoutNginx() || skipWithoutPostgres())("a rolling restart 
             code,
             ms,
             cut: /request cut/.test(old.output()),
+            tail: code === 0 ? "" : old.output().slice(-3000),
           });
           running.set(port, await startCommandProcess(tier.name, tier.args(port)));
           await untilReady(`http://127.0.0.1:${port}`);
@@ -176,7 +179,7 @@ describe.skipIf(skipWithoutNginx() || skipWithoutPostgres())("a rolling restart 
     // the balancer had closed its idle ones, long before the deadline.
     expect(exits).toHaveLength(4);
     for (const exit of exits) {
-      expect(exit, exit.name).toMatchObject({ code: 0, cut: false });
+      expect(exit, `${exit.name}\n${exit.tail}`).toMatchObject({ code: 0, cut: false });
       expect(exit.ms, exit.name).toBeLessThan(shutdownGraceMs + 2000);
     }
 

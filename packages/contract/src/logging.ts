@@ -58,7 +58,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  * Before a command exits: waits (at most `timeoutMs`) until the log lines written to standard output are out.
  * Exiting while a write is still on its way makes pino flush synchronously at exit, and sonic-boom's synchronous
  * flush retries a broken pipe (`EPIPE`: the reader of a `| pino-pretty` pipe died) without end, so the process
- * would never exit; after this, a broken pipe has been reported and its flush is a no-op.
+ * would never exit; after this, a broken pipe has been reported and its flush is a no-op. Lines logged after it are
+ * dropped.
  */
 export function flushStdoutLog(timeoutMs = 1000): Promise<void> {
   const stream = stdout;
@@ -72,6 +73,12 @@ export function flushStdoutLog(timeoutMs = 1000): Promise<void> {
     };
     stream.once("close", done);
     stream.once("error", done);
+    // A line logged after this (a second SIGTERM while the process is on its way out) is dropped: sonic-boom throws on
+    // a write once it is closed, which would end the process with exit code 1 instead of its own.
+    // (`destroyed` is sonic-boom's own flag, missing from its types.)
+    const closed = stream as unknown as { destroyed: boolean };
+    const write = stream.write.bind(stream);
+    stream.write = (line: string) => (closed.destroyed ? true : write(line));
     stream.end();
   });
 }
