@@ -76,6 +76,20 @@ export function usageExitCode(error: unknown): number | undefined {
 }
 
 /**
+ * Runs a command's `parse` of its command line: its result, or the exit status of a command-line error (0 after
+ * --help or --version, which commander has printed, 2 for a bad flag, which it has explained); anything else is thrown.
+ */
+export function usageOr<T extends object>(parse: () => T): T | number {
+  try {
+    return parse();
+  } catch (error) {
+    const exitCode = usageExitCode(error);
+    if (exitCode === undefined) throw error;
+    return exitCode;
+  }
+}
+
+/**
  * The drain's flags, the same on every command that serves: `--shutdown-grace <ms>` (SHUTDOWN_GRACE) and
  * `--shutdown-timeout <ms>` (SHUTDOWN_TIMEOUT), read as `shutdownGrace` and `shutdownTimeout`.
  */

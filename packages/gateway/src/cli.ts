@@ -10,7 +10,6 @@ import {
   packageVersion,
   portOption,
   shutdownFlags,
-  usageExitCode,
 } from "@compute-api/contract/cli";
 import { TracingConfigError, tracingConfig } from "@compute-api/contract/tracing";
 import { Command, InvalidArgumentError, Option } from "commander";
@@ -214,6 +213,3 @@ export function parseCommandLine(args: string[]): CliConfig {
     shutdownTimeoutMs: shutdownTimeout,
   };
 }
-
-/** Exit status of a command-line error: 0 for --help, 2 for anything the caller got wrong. */
-export const exitCodeOf = usageExitCode;

@@ -1,12 +1,12 @@
 /** Starting compute-gateway from its command line: one process, or a node:cluster primary and its workers. */
 import cluster from "node:cluster";
 import type { Server } from "node:http";
-import { dropOutputWithoutReader, packageVersion } from "@compute-api/contract/cli";
+import { dropOutputWithoutReader, packageVersion, usageOr } from "@compute-api/contract/cli";
 import { createLogger, drainable, flushStdoutLog, type Logger, onShutdownSignal } from "@compute-api/contract/http";
 import { startTracing } from "@compute-api/contract/tracing";
 import { type Tracer, trace } from "@opentelemetry/api";
 import { createGateway } from "./app.js";
-import { type CliConfig, exitCodeOf, parseCommandLine } from "./cli.js";
+import { type CliConfig, parseCommandLine } from "./cli.js";
 import { announceFailure, announceReady, boundPortVariable, receiveConnections, runPrimary } from "./cluster.js";
 import { clusterMetrics } from "./cluster-metrics.js";
 
@@ -77,13 +77,9 @@ export async function serve(config: CliConfig, logger: Logger, tracer?: Tracer):
 
 /** The compute-gateway command: parses the arguments, then serves (as a cluster with --workers above 1). */
 export async function main(args: string[]): Promise<void> {
-  let config: CliConfig;
-  try {
-    config = parseCommandLine(args);
-  } catch (error) {
-    const exitCode = exitCodeOf(error);
-    if (exitCode === undefined) throw error;
-    process.exitCode = exitCode;
+  const config = usageOr(() => parseCommandLine(args));
+  if (typeof config === "number") {
+    process.exitCode = config;
     return;
   }
   dropOutputWithoutReader();

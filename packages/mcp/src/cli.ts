@@ -8,7 +8,6 @@ import {
   packageVersion,
   portOption,
   shutdownFlags,
-  usageExitCode,
 } from "@compute-api/contract/cli";
 import { Command, Option } from "commander";
 import { isLoopback } from "./http.js";
@@ -127,6 +126,3 @@ export function parseCommandLine(args: string[]): CliConfig {
     shutdownTimeoutMs: o.shutdownTimeout,
   };
 }
-
-/** Exit status of a command-line error: 0 for --help, 2 for anything the caller got wrong. */
-export const exitCodeOf = usageExitCode;

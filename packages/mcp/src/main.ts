@@ -1,22 +1,18 @@
 /** compute-mcp's start: the command line, the tool runner, then stdio or Streamable HTTP until told to stop. */
 import { createServer } from "node:http";
-import { dropOutputWithoutReader } from "@compute-api/contract/cli";
+import { dropOutputWithoutReader, usageOr } from "@compute-api/contract/cli";
 import { createLogger, drainable, type Logger, onShutdownSignal } from "@compute-api/contract/http";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { type CliConfig, exitCodeOf, parseCommandLine } from "./cli.js";
+import { type CliConfig, parseCommandLine } from "./cli.js";
 import { createHttpHandler, isLoopback, mcpPath } from "./http.js";
 import { createMcpServer } from "./server.js";
 import { createToolRunner, type ToolRunner } from "./tool-runner.js";
 
 /** Runs compute-mcp with the arguments (without node and script). */
 export async function main(args: string[]): Promise<void> {
-  let config: CliConfig;
-  try {
-    config = parseCommandLine(args);
-  } catch (error) {
-    const exitCode = exitCodeOf(error);
-    if (exitCode === undefined) throw error;
-    process.exitCode = exitCode;
+  const config = usageOr(() => parseCommandLine(args));
+  if (typeof config === "number") {
+    process.exitCode = config;
     return;
   }
   dropOutputWithoutReader();

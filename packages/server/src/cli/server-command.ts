@@ -14,7 +14,7 @@ import {
   type RenamedEnv,
   renamedFlag,
   shutdownFlags,
-  usageExitCode,
+  usageOr,
 } from "@compute-api/contract/cli";
 import { Command, InvalidArgumentError, Option } from "commander";
 
@@ -107,16 +107,12 @@ export function parseServerFlags<Flags extends ServerFlags>(
   argv: string[],
   io: CliIo,
 ): Flags | number {
-  try {
+  return usageOr(() => {
     command.parse(argv, { from: "user" });
     applyRenames(command, io.stderr, {
       flags: [{ flag: "corsOrigin", option: "corsOrigins" }],
       env: renamed.get(command) ?? [],
     });
     return command.opts<Flags>();
-  } catch (error) {
-    const exitCode = usageExitCode(error);
-    if (exitCode === undefined) throw error;
-    return exitCode;
-  }
+  });
 }
