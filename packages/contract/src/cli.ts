@@ -90,6 +90,21 @@ export function usageOr<T extends object>(parse: () => T): T | number {
 }
 
 /**
+ * The start of a command's `main`: its parsed command line, or undefined once the exit status of a command-line
+ * error is set (`usageOr`); a command that goes on is kept alive when the reader of its output goes away
+ * (`dropOutputWithoutReader`).
+ */
+export function parseOrExit<T extends object>(parse: () => T): T | undefined {
+  const config = usageOr(parse);
+  if (typeof config === "number") {
+    process.exitCode = config;
+    return undefined;
+  }
+  dropOutputWithoutReader();
+  return config;
+}
+
+/**
  * The drain's flags, the same on every command that serves: `--shutdown-grace <ms>` (SHUTDOWN_GRACE) and
  * `--shutdown-timeout <ms>` (SHUTDOWN_TIMEOUT), read as `shutdownGrace` and `shutdownTimeout`.
  */

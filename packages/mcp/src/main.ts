@@ -1,6 +1,6 @@
 /** compute-mcp's start: the command line, the tool runner, then stdio or Streamable HTTP until told to stop. */
 import { createServer } from "node:http";
-import { dropOutputWithoutReader, usageOr } from "@compute-api/contract/cli";
+import { parseOrExit } from "@compute-api/contract/cli";
 import { createLogger, drainable, type Logger, onShutdownSignal } from "@compute-api/contract/http";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type CliConfig, parseCommandLine } from "./cli.js";
@@ -10,12 +10,8 @@ import { createToolRunner, type ToolRunner } from "./tool-runner.js";
 
 /** Runs compute-mcp with the arguments (without node and script). */
 export async function main(args: string[]): Promise<void> {
-  const config = usageOr(() => parseCommandLine(args));
-  if (typeof config === "number") {
-    process.exitCode = config;
-    return;
-  }
-  dropOutputWithoutReader();
+  const config = parseOrExit(() => parseCommandLine(args));
+  if (!config) return;
   // In stdio mode standard output is the protocol's; every log line goes to standard error, in both modes alike.
   const logger = createLogger({ level: config.logLevel, destination: process.stderr });
   let runner: ToolRunner;
