@@ -34,15 +34,15 @@ export const clientClosedRequest = 499;
 
 /**
  * Standard output as pino writes to it (sonic-boom, asynchronous), one for every logger of the process. Lines are
- * written in batches, once 4 KiB are waiting or at the latest 100 ms after the last write, as pino's documentation
- * on asynchronous logging suggests: a write per line cost the gateway about a sixth of its CPU per request (each
- * goes through libuv's thread pool). Before a command exits, `flushStdoutLog` (a drain) or pino's exit handler (an
+ * written in batches, once 4 KiB are waiting and otherwise within 100 ms, as pino's documentation on asynchronous
+ * logging suggests: a write per line (each through libuv's thread pool) cost the gateway a tenth to a sixth of its
+ * CPU per request at 10 connections. Before a command exits, `flushStdoutLog` (a drain) or pino's exit handler (an
  * uncaught error) writes what is waiting; only a process killed outright loses its last 100 ms of lines.
  */
 let stdout: ReturnType<typeof pino.destination> | undefined;
 
 /** The batching of standard output's lines (sonic-boom's `minLength` and `periodicFlush`). */
-export const stdoutBatch = { bytes: 4096, ms: 100 } as const;
+const stdoutBatch = { bytes: 4096, ms: 100 } as const;
 
 /**
  * Creates the pino logger shared by a server and its request log; by default it writes to standard output. A line
