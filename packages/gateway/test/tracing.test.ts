@@ -249,8 +249,11 @@ describe("a traced gateway in front of the stub", () => {
         tracestate: "caller=t61rcWkgMzE",
       },
     ]);
-    // The request's log line carries its trace and the SERVER span.
-    const line = command.lines().find((l) => l.reqId === "traced-search");
+    // The request's log line carries its trace and the SERVER span (standard output is written in batches, so the
+    // line is out within 100 ms of the answer).
+    let line: Record<string, unknown> | undefined;
+    for (const deadline = Date.now() + 5000; line === undefined && Date.now() < deadline; await sleep(20))
+      line = command.lines().find((l) => l.reqId === "traced-search");
     expect(line).toMatchObject({ trace_id: traceId, span_id: server?.spanId, trace_flags: "01" });
   });
 
