@@ -1,7 +1,8 @@
 /**
  * A rolling restart behind a real load balancer: Debian's nginx, round-robin over two gateways with a keep-alive
  * upstream pool, under steady GETs and PATCHes. Each gateway in turn gets SIGTERM and, once it has exited, a new
- * process takes its port. No request may fail, no PATCH may reach the backend twice, and each old process must
+ * process takes its port. No request may fail (but for the race of a listener's close that no server can avoid: see
+ * `failuresBesideListenerRace`), no PATCH may reach the backend twice, and each old process must
  * exit by itself, soon, having cut nothing.
  */
 import { setTimeout as sleep } from "node:timers/promises";
@@ -11,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   balancer,
   type CommandProcess,
-  failures,
+  failuresBesideListenerRace,
   killCommandProcesses,
   type LoggedStub,
+  logsRequest,
   patchedTwice,
   startCommandProcess,
   startLoggedStub,
@@ -56,6 +58,8 @@ describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind ng
       ];
       const gateways: CommandProcess[] = [];
       for (const port of ports) gateways.push(await startCommandProcess("compute-gateway", args(port), listeners));
+      /** Every gateway process of the run, old and new, for whether a request reached one. */
+      const ran = [...gateways];
       const traffic = steadyTraffic(nginx.url, 8);
       const drains: number[] = [];
       try {
@@ -70,6 +74,7 @@ describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind ng
           expect(old.output()).not.toMatch(/request cut/);
           expect(old.output()).toMatch(/compute-gateway stopped: no connection left/);
           gateways[i] = await startCommandProcess("compute-gateway", args(port), listeners);
+          ran.push(gateways[i]!);
           await sleep(500);
         }
       } finally {
@@ -80,7 +85,17 @@ describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind ng
           .errorLog()
           .split("\n")
           .filter((l) => /\[error\]/.test(l) && !/Connection refused/.test(l));
-        expect(failures(outcomes), errors.slice(0, 5).join("\n")).toEqual({});
+        const { failures, setAside } = failuresBesideListenerRace(outcomes, [
+          {
+            errorLog: nginx.errorLog(),
+            logged: (id) => ran.some((gateway) => logsRequest(gateway.output(), id)),
+          },
+        ]);
+        expect(failures, errors.slice(0, 5).join("\n")).toEqual({});
+        expect(setAside.length, "PATCHes reset in a closing listener's queue").toBeLessThanOrEqual(2);
+        // What the set-aside relies on holds: the gateways logged every PATCH that succeeded.
+        const answered = outcomes.filter((o) => o.method === "PATCH" && o.status === 200).map((o) => o.id);
+        expect(answered.filter((id) => !ran.some((gateway) => logsRequest(gateway.output(), id)))).toEqual([]);
         expect(outcomes.length).toBeGreaterThan(100);
         expect(patchedTwice(stub)).toEqual([]);
         // Each old process exited once its connections were gone: the balancer's idle time, not a fixed delay.
