@@ -175,11 +175,12 @@ export const logsRequest = (output: string, id: string): boolean => output.inclu
  * is answered 502 (`Connection reset by peer … while reading response header`). Such a 502 is set aside only when no
  * process behind that nginx logged its request, so it changed nothing, and no more of them than that nginx logged
  * resets; the callers' checks of what was applied still hold. Every other failure counts. `hops` go from the front.
+ * `unlogged` holds what that rests on: the PATCHes answered 200 that a hop has no line of (none, when it holds).
  */
 export function failuresBesideListenerRace(
   outcomes: Outcome[],
   hops: Hop[],
-): { failures: Record<string, number>; setAside: string[] } {
+): { failures: Record<string, number>; setAside: string[]; unlogged: string[] } {
   const resets = hops.map((hop) => hop.errorLog.split("\n").filter((line) => patchResetWhileWaiting.test(line)).length);
   const setAside: string[] = [];
   const failed = outcomes.filter((o) => {
@@ -194,7 +195,10 @@ export function failuresBesideListenerRace(
     }
     return true;
   });
-  return { failures: failures(failed), setAside };
+  const unlogged = outcomes
+    .filter((o) => o.method === "PATCH" && o.status === 200 && hops.some((hop) => !hop.logged(o.id)))
+    .map((o) => o.id);
+  return { failures: failures(failed), setAside, unlogged };
 }
 
 /** A package's command as its TypeScript source (`src/bin.ts`), found through the package, wherever it is. */
