@@ -5,14 +5,14 @@
  * `npm run images` builds them, on that base; one process of the machine builds at a time.
  */
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { type BuiltImage, buildImages as buildProjectImages, podmanEnv } from "../../../scripts/images.js";
+import { withFileLock } from "./file-lock.js";
 import { nodeBinary } from "./node-binary.js";
 import { commandBound, imageExists, podman } from "./podman-run.js";
-import { isRunning } from "./processes.js";
 import { debootstrapProgram, podmanProgram, requireProgram, type SystemProgram } from "./system.js";
 
 /** The tests' Node.js 24 base image: Debian bookworm (minbase) with node at /usr/local/bin/node and npm. */
@@ -156,36 +156,9 @@ function npmDir(): string {
 }
 
 /**
- * Runs `build` while holding the machine-wide lock of the tests' image builds (a file in the temporary directory
- * with the holder's pid; a dead holder's lock is taken over), so that suites running at once build each image once.
+ * Runs `build` while holding the machine-wide lock of the tests' image builds (a file in the temporary directory),
+ * so that suites running at once build each image once.
  */
-async function withBuildLock<T>(build: () => Promise<T>): Promise<T> {
-  const lock = join(tmpdir(), "compute-api-image-build.lock");
-  const deadline = Date.now() + buildBound + debootstrapBound;
-  for (;;) {
-    try {
-      writeFileSync(lock, `${process.pid}\n`, { flag: "wx" });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-    let holder = "";
-    try {
-      holder = readFileSync(lock, "utf8").trim();
-    } catch {
-      continue;
-    }
-    // An empty file is a lock being written, not a dead holder's.
-    if (holder !== "" && !isRunning(Number(holder))) {
-      rmSync(lock, { force: true });
-      continue;
-    }
-    if (Date.now() > deadline) throw new Error(`waited too long for the image build of process ${holder} (${lock})`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  try {
-    return await build();
-  } finally {
-    rmSync(lock, { force: true });
-  }
+function withBuildLock<T>(build: () => Promise<T>): Promise<T> {
+  return withFileLock(join(tmpdir(), "compute-api-image-build.lock"), buildBound + debootstrapBound, build);
 }
