@@ -62,12 +62,15 @@ export const postgresProgram: SystemProgram = {
 /** The suites that need podman, runc and debootstrap, as the skip line names them. */
 const containerSuites = "the container and Kubernetes suites (test/containers, deploy/kubernetes)";
 
-/** podman, which builds and runs the images (test/containers, deploy/kubernetes's `podman kube play`). */
+/**
+ * podman, which builds and runs the images (test/containers, deploy/kubernetes's `podman kube play`); looked for in
+ * PATH alone, as `npm run images` looks for it.
+ */
 export const podmanProgram: SystemProgram = {
   name: "podman",
   env: "PODMAN_PATH",
   commands: ["podman"],
-  dirs: ["/usr/bin", "/usr/local/bin"],
+  dirs: [],
   apt: "podman",
   suites: containerSuites,
 };
