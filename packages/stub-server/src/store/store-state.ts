@@ -1,9 +1,10 @@
 /**
  * The stub's state as one whole: who a request acts for (`User`), the state built at once from a data set
  * (`buildState`: the users and their keys as SHA-256 only, the projects' counts, the clusters' totals, the machines
- * and volumes by project, and the search index over the resources), the key registration both the build and the
- * store use, and which state each user belongs to. The store (store.ts) holds one such state and replaces it whole.
- * Nothing here loads Express or a Node built-in of its own, so that it runs in a browser too.
+ * and volumes by project, and the search index over the resources), a state read back as a data set
+ * (`stateSnapshot`), the key registration both the build and the store use, and which state each user belongs to.
+ * The store (store.ts) holds one such state and replaces it whole. Nothing here loads Express or a Node built-in of
+ * its own, so that it runs in a browser too.
  */
 
 import {
@@ -155,4 +156,22 @@ export function buildState(fixtures: Fixtures, now: Date): State {
   }
   for (const v of fixtures.volumes ?? []) inProject(state.volumes, v.projectId, () => new Set()).add(v.id);
   return Object.assign(state, { index: new SearchIndex(searchResources(fixtures), {}, expected) });
+}
+
+/**
+ * A state as a data set, in the shape a fixture file has, a copy: every resource as it is now, and the users with
+ * their keys as SHA-256 only (`apiKeys[].sha256`).
+ */
+export function stateSnapshot({ data, users }: State): Fixtures {
+  return structuredClone({
+    ...data,
+    users: data.users.map((u) => {
+      const keys = [...(users.get(u.id)?.keys ?? [])].map(([id, { sha256, createTime }]) => ({
+        id,
+        sha256,
+        createTime,
+      }));
+      return keys.length > 0 ? { ...u, apiKeys: keys } : { ...u };
+    }),
+  });
 }

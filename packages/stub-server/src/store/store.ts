@@ -21,7 +21,7 @@ import {
   volumeNotFound,
 } from "@compute-api/server/rules";
 import type { ClusterMachine, Fixtures, ResponseBody, SearchResult, UpdateClusterMachineRequest } from "../types.js";
-import { buildState, registerKey, type State, stateOfUser, type User } from "./store-state.js";
+import { buildState, registerKey, type State, stateOfUser, stateSnapshot, type User } from "./store-state.js";
 
 export type { User } from "./store-state.js";
 
@@ -80,18 +80,7 @@ export class Store {
    * in clear text. `restore` of it gives back the same state, and a snapshot of that the same data set.
    */
   snapshot(): Fixtures {
-    const { data, users } = this.state;
-    return structuredClone({
-      ...data,
-      users: data.users.map((u) => {
-        const keys = [...(users.get(u.id)?.keys ?? [])].map(([id, { sha256, createTime }]) => ({
-          id,
-          sha256,
-          createTime,
-        }));
-        return keys.length > 0 ? { ...u, apiKeys: keys } : { ...u };
-      }),
-    });
+    return stateSnapshot(this.state);
   }
 
   /**
