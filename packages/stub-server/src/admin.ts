@@ -66,21 +66,23 @@ export const adminEndpoints = [
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
 
+/** An admin endpoint's handlers by method. */
+type Endpoint = Partial<Record<string, (req: Request, res: Response) => unknown>>;
+
+/** The JSON body an admin request must carry. */
+type RequiredBody = (req: Request, res: Response) => Promise<unknown>;
+
 /** The admin router, to mount before the spec's validation (it answers only under /__stub). */
 export function adminRoutes({ store, journal, faults, spec, token }: AdminOptions): Router {
   const readBody = jsonBodyReader({ maxBodyBytes: maxAdminBodyBytes });
-  const expected = token === undefined ? undefined : sha256(token);
-  const startFaults: FaultOptions = faults.settings();
   /** The JSON body of an admin request (400, 413, 415 as the API's own); one is required. */
-  const body = async (req: Request, res: Response): Promise<unknown> => {
+  const body: RequiredBody = async (req, res) => {
     const { value } = await readBody(req, res);
     if (value === undefined)
       throw hasRequestBody(req.headers) ? unsupportedMediaType() : invalidRequest([missingRequestBody]);
     return value;
   };
-
-  type Handler = (req: Request, res: Response) => unknown;
-  const routes = new Map<string, Partial<Record<string, Handler>>>([
+  const routes = new Map<string, Endpoint>([
     [
       "/",
       {
@@ -91,39 +93,52 @@ export function adminRoutes({ store, journal, faults, spec, token }: AdminOption
       },
     ],
     ...stateRoutes(store, spec, body),
-    [
-      "/requests",
-      {
-        GET: (req, res) => {
-          const filter = filterOf(req.query as Record<string, unknown>);
-          if (Array.isArray(filter)) throw invalidRequest(filter);
-          res.json({ requests: journal.list(filter), lastSeq: journal.lastSeq });
-        },
-        DELETE: (_req, res) => {
-          journal.clear();
-          res.json({ requests: [], lastSeq: journal.lastSeq });
-        },
-      },
-    ],
-    [
-      "/faults",
-      {
-        GET: (_req, res) => res.json(faultSettingsOf(faults.settings())),
-        PATCH: async (req, res) => {
-          const changed = changeFaults(faults.settings(), await body(req, res));
-          if (Array.isArray(changed)) throw invalidRequest(changed);
-          faults.set(changed);
-          res.json(faultSettingsOf(faults.settings()));
-        },
-        DELETE: (_req, res) => {
-          faults.set(startFaults);
-          res.json(faultSettingsOf(faults.settings()));
-        },
-      },
-    ],
+    ["/requests", journalEndpoint(journal)],
+    ["/faults", faultsEndpoint(faults, body)],
   ]);
+  return Router().use(adminPrefix, dispatch(routes, token));
+}
 
-  const handle: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
+/** `/__stub/requests`: the journal, read through a filter or emptied. */
+function journalEndpoint(journal: Journal): Endpoint {
+  return {
+    GET: (req, res) => {
+      const filter = filterOf(req.query as Record<string, unknown>);
+      if (Array.isArray(filter)) throw invalidRequest(filter);
+      res.json({ requests: journal.list(filter), lastSeq: journal.lastSeq });
+    },
+    DELETE: (_req, res) => {
+      journal.clear();
+      res.json({ requests: [], lastSeq: journal.lastSeq });
+    },
+  };
+}
+
+/** `/__stub/faults`: the fault settings, read, changed, or set back to those the stub started with. */
+function faultsEndpoint(faults: Faults, body: RequiredBody): Endpoint {
+  const startFaults: FaultOptions = faults.settings();
+  return {
+    GET: (_req, res) => res.json(faultSettingsOf(faults.settings())),
+    PATCH: async (req, res) => {
+      const changed = changeFaults(faults.settings(), await body(req, res));
+      if (Array.isArray(changed)) throw invalidRequest(changed);
+      faults.set(changed);
+      res.json(faultSettingsOf(faults.settings()));
+    },
+    DELETE: (_req, res) => {
+      faults.set(startFaults);
+      res.json(faultSettingsOf(faults.settings()));
+    },
+  };
+}
+
+/**
+ * An admin request to its handler: the token first (401), then the endpoint by path (404) and its handler by method
+ * (405; HEAD is GET's); every failure goes to the error handler.
+ */
+function dispatch(routes: ReadonlyMap<string, Endpoint>, token: string | undefined): RequestHandler {
+  const expected = token === undefined ? undefined : sha256(token);
+  return async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (expected) {
         const given = bearerToken(req);
@@ -143,5 +158,4 @@ export function adminRoutes({ store, journal, faults, spec, token }: AdminOption
       next(error);
     }
   };
-  return Router().use(adminPrefix, handle);
 }
