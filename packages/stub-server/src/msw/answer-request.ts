@@ -85,15 +85,17 @@ export async function answerAndNote(parts: HandlerParts, request: Request): Prom
 }
 
 /**
- * One request, in the stub's order: its JSON body (400, 413, 415), its operation (404, 405), its key (401), its
- * checks (415, 400), the operation, its answer checked. What the journal needs is noted in `noted` on the way.
+ * One request, in the stub's order: the run's faults, its JSON body (400, 413, 415), its operation (404, 405), its
+ * key (401), its checks (415, 400), the rate limit and `Prefer`, the operation, its answer checked. What the journal
+ * needs is noted in `noted` on the way.
  */
 async function answer(
-  { contract, store, operations, faults, basePath }: HandlerParts,
+  parts: HandlerParts,
   request: Request,
   url: URL,
   noted: Partial<AnsweredRequest>,
 ): Promise<Response> {
+  const { contract, store, faults, basePath } = parts;
   /** Headers the answer carries whatever it is (`Preference-Applied`). */
   const always: Record<string, string> = {};
   try {
@@ -101,55 +103,83 @@ async function answer(
     const target = path + url.search;
     const headers = headersOf(request);
     noted.headers = headers;
-    // The run's faults first, as the stub's `beforeValidation`: before the body is read and the route found.
-    if (faults.appliesTo(path)) {
-      const delay = faults.latency();
-      if (delay !== undefined) await sleep(delay);
-      const fault = faults.runFault();
-      if (fault?.error) throw fault.error;
-      if (fault) return HttpResponse.error();
-    }
-    // A Fetch request does not always show its framing (a browser keeps Content-Length to itself).
-    const framed = headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined;
-    const body = await readJsonBody(request, framed ? parserReadsBody(headers) : request.body !== null);
-    if (!framed && request.body !== null) headers["content-length"] = String(body.sentBytes);
-    noted.body = body.value;
+    if (await beforeValidation(faults, path)) return HttpResponse.error();
+    const body = await readBody(request, headers);
+    noted.body = body;
     const match = contract.route(request.method, target);
     if (match instanceof ApiError) throw match;
-    const { operationId } = match.operation;
-    noted.operationId = operationId;
+    noted.operationId = match.operation.operationId;
     // The key's form first, then whether it is one of the stub's, before the request's other checks (as the
     // stub's validator calls its security handler).
-    const problem = contract.checkRequest(match, { url: target, headers, body: body.value });
+    const problem = contract.checkRequest(match, { url: target, headers, body });
     if (problem?.status === 401) throw problem;
     const principal = store.authenticate(bearerToken({ headers }) ?? "");
     if (!principal) throw unauthenticated("the API key is not valid");
     noted.userId = principal.id;
     if (problem) throw problem;
-    // The rate limit and `Prefer`, as the stub's `afterValidation`: once the key is known and the request valid.
-    const limited = faults.rateLimit(bearerToken({ headers }));
-    if (limited) throw limited;
-    const prefer = faults.prefer(headers.prefer, () => [...match.operation.statuses]);
-    if (prefer?.refused) throw prefer.refused;
-    if (prefer?.applied) always["preference-applied"] = prefer.applied;
-    if (prefer?.delayMs !== undefined) await sleep(prefer.delayMs);
-    if (prefer?.injected) throw prefer.injected;
-    const operation = operations[operationId as OperationId];
-    const result = operation({
-      principal,
-      path: match.params,
-      query: parseQueryString(searchOf(target)),
-      body: body.value,
-    } as StoreOperationInput<OperationId>);
-    const violations = contract.checkResponseBody(operationId, 200, result);
-    if (violations.length > 0) throw internalError(violations);
-    return jsonResponse(200, result, {
-      ...always,
-      ...(secretBodies.has(operationId) ? { "cache-control": "no-store" } : {}),
-    });
+    await afterValidation(faults, headers, match, always);
+    const input = { principal, path: match.params, query: parseQueryString(searchOf(target)), body };
+    return run(parts, match.operation.operationId, input as StoreOperationInput<OperationId>, always);
   } catch (error) {
     const apiError = toApiError(error);
     if (apiError.status === 400) noted.violations = violationsOf(apiError.toBody());
     return jsonResponse(apiError.status, apiError.toBody(), { ...always, ...apiError.headers });
   }
+}
+
+/**
+ * The run's faults, as the stub's `beforeValidation`: before the body is read and the route found. True when the
+ * request is dropped; a fault with an answer throws it.
+ */
+async function beforeValidation(faults: FaultRules, path: string): Promise<boolean> {
+  if (!faults.appliesTo(path)) return false;
+  const delay = faults.latency();
+  if (delay !== undefined) await sleep(delay);
+  const fault = faults.runFault();
+  if (fault?.error) throw fault.error;
+  return fault !== undefined;
+}
+
+/** The request's JSON body (undefined: none), read as the stub's body-parser reads it. */
+async function readBody(request: Request, headers: Record<string, string>): Promise<unknown> {
+  // A Fetch request does not always show its framing (a browser keeps Content-Length to itself).
+  const framed = headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined;
+  const body = await readJsonBody(request, framed ? parserReadsBody(headers) : request.body !== null);
+  if (!framed && request.body !== null) headers["content-length"] = String(body.sentBytes);
+  return body.value;
+}
+
+/**
+ * The rate limit and `Prefer`, as the stub's `afterValidation`: once the key is known and the request valid. What it
+ * refuses or injects it throws; the preferences it applied go into `always`.
+ */
+async function afterValidation(
+  faults: FaultRules,
+  headers: Record<string, string>,
+  match: Exclude<ReturnType<Contract["route"]>, ApiError>,
+  always: Record<string, string>,
+): Promise<void> {
+  const limited = faults.rateLimit(bearerToken({ headers }));
+  if (limited) throw limited;
+  const prefer = faults.prefer(headers.prefer, () => [...match.operation.statuses]);
+  if (prefer?.refused) throw prefer.refused;
+  if (prefer?.applied) always["preference-applied"] = prefer.applied;
+  if (prefer?.delayMs !== undefined) await sleep(prefer.delayMs);
+  if (prefer?.injected) throw prefer.injected;
+}
+
+/** The operation on the store, and its answer checked against the spec (a 500 when it does not conform). */
+function run(
+  { contract, operations }: HandlerParts,
+  operationId: string,
+  input: StoreOperationInput<OperationId>,
+  always: Record<string, string>,
+): Response {
+  const result = operations[operationId as OperationId](input);
+  const violations = contract.checkResponseBody(operationId, 200, result);
+  if (violations.length > 0) throw internalError(violations);
+  return jsonResponse(200, result, {
+    ...always,
+    ...(secretBodies.has(operationId) ? { "cache-control": "no-store" } : {}),
+  });
 }
