@@ -115,41 +115,6 @@ export class Store {
     this.baseline = baseline;
   }
 
-  /**
-   * Builds a state from a data set it adopts, then swaps it in at once. A data set that cannot be built throws
-   * before anything changed.
-   */
-  private replace(data: Fixtures): void {
-    this.state = this.build(data, new Date());
-  }
-
-  /**
-   * A state built from a data set it adopts, with the keys given by `addApiKey` (to the users the data has, unless
-   * the data gives them a key of the same id), its users known to belong to it.
-   */
-  private build(data: Fixtures, now: Date): State {
-    const state = buildState(data, now);
-    for (const { userId, keyId, sha256, createTime } of this.givenKeys) {
-      const user = state.users.get(userId);
-      if (user && !user.keys.has(keyId)) this.registerKey(state, user, keyId, sha256, createTime);
-    }
-    for (const user of state.users.values()) this.stateOfUser.set(user, state);
-    return state;
-  }
-
-  /** The state an operation of this user runs on: the one the user was authenticated on. */
-  private stateOf(user: User): State {
-    return this.stateOfUser.get(user) ?? this.state;
-  }
-
-  /** Registers a user's key in a state, in place of the user's key of the same id. */
-  private registerKey(state: State, user: User, keyId: string, sha256: string, createTime: string): void {
-    const replaced = user.keys.get(keyId);
-    if (replaced) state.keyOwners.delete(replaced.sha256);
-    user.keys.set(keyId, { sha256, createTime });
-    state.keyOwners.set(sha256, user);
-  }
-
   /** Number of searchable resources. */
   get resourceCount(): number {
     return this.state.index.size;
@@ -236,5 +201,40 @@ export class Store {
             [entry.resourceType]: entry.resource,
           }) as SearchResult,
       );
+  }
+
+  /**
+   * Builds a state from a data set it adopts, then swaps it in at once. A data set that cannot be built throws
+   * before anything changed.
+   */
+  private replace(data: Fixtures): void {
+    this.state = this.build(data, new Date());
+  }
+
+  /**
+   * A state built from a data set it adopts, with the keys given by `addApiKey` (to the users the data has, unless
+   * the data gives them a key of the same id), its users known to belong to it.
+   */
+  private build(data: Fixtures, now: Date): State {
+    const state = buildState(data, now);
+    for (const { userId, keyId, sha256, createTime } of this.givenKeys) {
+      const user = state.users.get(userId);
+      if (user && !user.keys.has(keyId)) this.registerKey(state, user, keyId, sha256, createTime);
+    }
+    for (const user of state.users.values()) this.stateOfUser.set(user, state);
+    return state;
+  }
+
+  /** The state an operation of this user runs on: the one the user was authenticated on. */
+  private stateOf(user: User): State {
+    return this.stateOfUser.get(user) ?? this.state;
+  }
+
+  /** Registers a user's key in a state, in place of the user's key of the same id. */
+  private registerKey(state: State, user: User, keyId: string, sha256: string, createTime: string): void {
+    const replaced = user.keys.get(keyId);
+    if (replaced) state.keyOwners.delete(replaced.sha256);
+    user.keys.set(keyId, { sha256, createTime });
+    state.keyOwners.set(sha256, user);
   }
 }
