@@ -1,8 +1,7 @@
 /**
  * `@compute-api/contract/internal`: what the packages of this repository share beyond the public entry — the
  * pieces the compiled contract is made of (the request checks, the bounded schemas, JSON pointers, formats, query
- * parsing, Ajv set-up), the gateway's and the validator's own answers of the catalogue, and the search query's
- * violations. It follows the packages' versions but makes no promise to other users: import from the main entry.
+ * parsing, Ajv set-up), the gateway's and the validator's own answers of the catalogue. It follows the packages' versions but makes no promise to other users: import from the main entry.
  */
 
 export { bearerToken } from "./bearer.js";
@@ -13,7 +12,6 @@ export {
   undeclaredQueryParameter,
   unexpectedRequestBody,
 } from "./check-request.js";
-export { compareCodePoints } from "./compare-code-points.js";
 export {
   invalidRequestTarget,
   malformedUri,
@@ -35,12 +33,4 @@ export { deref, pointerToken, resolvePointer } from "./json-pointer.js";
 export { mediaTypeOf } from "./media-types.js";
 export { parseQueryString, pathOf, queryNames, searchOf } from "./query.js";
 export { createAjv, createSchemaValidator, type SchemaValidator } from "./schema-validator.js";
-export {
-  type SearchQueryReason,
-  searchQueryViolations,
-  searchTermsRequired,
-  searchTooManyTerms,
-  searchTypeRepeated,
-  searchTypeUnknown,
-} from "./search-query-violations.js";
 export { specOperations } from "./spec.js";

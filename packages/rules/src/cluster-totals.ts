@@ -5,7 +5,7 @@
  * @see openapi/components/schemas/Cluster.yaml
  */
 import { sumDecimals } from "@compute-api/decimal";
-import type { Schemas } from "../types.js";
+import type { Schemas } from "./types.js";
 
 type Cluster = Schemas["Cluster"];
 type ClusterMachine = Schemas["ClusterMachine"];

@@ -6,9 +6,9 @@
  */
 import type { FieldViolation } from "@compute-api/contract";
 import { maxDecimalLength, normalizeDecimal } from "@compute-api/decimal";
-import type { Schemas } from "../types.js";
 import { type ClusterTotals, clusterTotals } from "./cluster-totals.js";
 import { priceBreaksTotals, priceTooLong } from "./operation-errors.js";
+import type { Schemas } from "./types.js";
 
 type ClusterMachine = Schemas["ClusterMachine"];
 

@@ -1,12 +1,11 @@
 /**
  * The catalogue of a refused search query: every reason the BadRequest detail of a 400 for `query` names, with
- * what the violation says, and a named factory for each answer. The search's rules (`parseSearchQuery` of
- * `@compute-api/server/rules`) build their 400s here and never spell a reason; the contract's README lists the
- * catalogue for users (keep the two alike: a test compares them).
+ * what the violation says, and a named factory for each answer. The search query's parser (`parseSearchQuery`,
+ * beside it) builds its 400s here and never spells a reason; this package's README lists the catalogue for users
+ * (keep the two alike: a test compares them).
  * @see openapi/paths/v1_resources_search.yaml
  */
-import type { ApiError, FieldViolation } from "./api-error.js";
-import { invalidRequest } from "./error-catalogue.js";
+import { type ApiError, type FieldViolation, invalidRequest } from "@compute-api/contract";
 
 /** Every reason of a refused query, with the description of its violation (a factory may say more). */
 export const searchQueryViolations = {

@@ -8,8 +8,8 @@ import {
   searchTooManyTerms,
   searchTypeRepeated,
   searchTypeUnknown,
-} from "@compute-api/contract/internal";
-import type { Schemas } from "../types.js";
+} from "./search-query-violations.js";
+import type { Schemas } from "./types.js";
 
 /** The resource types search knows, such as `cluster` or `virtualMachine`. */
 export type ResourceType = Schemas["SearchResult"]["resourceType"];
@@ -38,7 +38,7 @@ export const maxSearchTerms = 8;
 
 /**
  * Parses a query; throws a 400 naming `query` for no terms, more than one type term, an unknown type or more than
- * `maxSearchTerms` other terms (the contract's catalogue of search query violations).
+ * `maxSearchTerms` other terms (the catalogue of search query violations, `search-query-violations.ts`).
  */
 export function parseSearchQuery(query: string): SearchQuery {
   const words = query.split(/\s+/u).filter((w) => w !== "");

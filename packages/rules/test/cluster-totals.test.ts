@@ -1,7 +1,7 @@
 /** A cluster's totals, derived from its machines: exact sums, and a RangeError for a total the spec cannot hold. */
 import { describe, expect, it } from "vitest";
-import { type ClusterTotals, clusterTotals } from "../../src/rules/cluster-totals.js";
-import type { Schemas } from "../../src/types.js";
+import { type ClusterTotals, clusterTotals } from "../src/cluster-totals.js";
+import type { Schemas } from "../src/types.js";
 
 type ClusterMachine = Schemas["ClusterMachine"];
 

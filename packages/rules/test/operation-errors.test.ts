@@ -10,7 +10,7 @@ import {
   projectDenied,
   searchDenied,
   volumeNotFound,
-} from "../../src/rules/operation-errors.js";
+} from "../src/operation-errors.js";
 
 /** The status, message, ErrorInfo reason and metadata of an answer. */
 const summary = (error: ApiError) => {

@@ -1,7 +1,7 @@
 /** What a PATCH's priceHr does: the price normalized and the totals recomputed, or the violations of priceHr.value. */
 import { describe, expect, it } from "vitest";
-import { type PriceChange, priceChange } from "../../src/rules/price-change.js";
-import type { Schemas } from "../../src/types.js";
+import { type PriceChange, priceChange } from "../src/price-change.js";
+import type { Schemas } from "../src/types.js";
 
 type ClusterMachine = Schemas["ClusterMachine"];
 

@@ -1,6 +1,6 @@
 /** A project's resourceCount: the resources of its collections in it. */
 import { describe, expect, it } from "vitest";
-import { type ProjectResources, projectResourceCounts } from "../../src/rules/resource-count.js";
+import { type ProjectResources, projectResourceCounts } from "../src/resource-count.js";
 
 describe("projectResourceCounts", () => {
   it.each<[string, { given: ProjectResources; want: [string, number][] }]>([

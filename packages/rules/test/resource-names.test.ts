@@ -7,8 +7,8 @@ import {
   projectName,
   projectResourceName,
   resourceNameOf,
-} from "../../src/rules/resource-names.js";
-import { resourceTypes } from "../../src/rules/search-query.js";
+} from "../src/resource-names.js";
+import { resourceTypes } from "../src/search-query.js";
 
 describe("projectCollections", () => {
   it("names every resource type of a project once, the type's collection its plural", () => {

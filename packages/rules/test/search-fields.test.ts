@@ -1,7 +1,7 @@
 /** What search reads of a resource: its id and name as primary values, its other top-level strings and its name. */
 import { describe, expect, it } from "vitest";
-import { searchValues, visitSearchFields } from "../../src/rules/search-fields.js";
-import type { ResourceType } from "../../src/rules/search-query.js";
+import { searchValues, visitSearchFields } from "../src/search-fields.js";
+import type { ResourceType } from "../src/search-query.js";
 
 type Given = { type: ResourceType; name: string; resource: Record<string, unknown> };
 

@@ -1,7 +1,7 @@
 /** The catalogue of a refused search query: each factory's 400 and the README's table of reasons. */
 import { readFileSync } from "node:fs";
+import type { ApiError, FieldViolation } from "@compute-api/contract";
 import { describe, expect, it } from "vitest";
-import type { ApiError, FieldViolation } from "../src/api-error.js";
 import {
   searchQueryViolations,
   searchTermsRequired,

@@ -1,8 +1,8 @@
 /** Reading a search query: terms, the one `type:` term, and the 400s of the spec. */
 import { ApiError } from "@compute-api/contract";
-import { searchQueryViolations } from "@compute-api/contract/internal";
 import { describe, expect, it } from "vitest";
-import { parseSearchQuery } from "../../src/rules/search-query.js";
+import { parseSearchQuery } from "../src/search-query.js";
+import { searchQueryViolations } from "../src/search-query-violations.js";
 
 describe("parseSearchQuery", () => {
   const good: [string, { given: string; want: ReturnType<typeof parseSearchQuery> }][] = [

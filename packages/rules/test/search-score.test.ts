@@ -1,8 +1,8 @@
 /** How search scores a match: the six match scores, a term's best match and a result's mean, as the spec states. */
 import { loadSpec } from "@compute-api/contract";
 import { describe, expect, it } from "vitest";
-import { maxSearchResults } from "../../src/rules/search-results.js";
-import { matchScores, maxSearchScore, resultScore, termScore, valueScore } from "../../src/rules/search-score.js";
+import { maxSearchResults } from "../src/search-results.js";
+import { matchScores, maxSearchScore, resultScore, termScore, valueScore } from "../src/search-score.js";
 
 describe("matchScores", () => {
   it("are the spec's numbers, each primary score above every other one", () => {

@@ -8,10 +8,10 @@
 import { ApiError, internalError, type OpenApiDocument } from "@compute-api/contract";
 import type { Logger } from "@compute-api/contract/http";
 import { specOperations } from "@compute-api/contract/internal";
+import { secretBodies } from "@compute-api/rules";
 import { type RequestHandler, Router } from "express";
 import type { Principals } from "./principals.js";
 import { signalOf } from "./request-deadline.js";
-import { secretBodies } from "./rules/api-keys.js";
 import type { HandlerInput, Handlers, OperationId } from "./types.js";
 
 /** `/v1/projects/{projectId}` → `/v1/projects/:projectId`, Express's form of a path template. */

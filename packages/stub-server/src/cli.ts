@@ -9,7 +9,7 @@ import { loadSpec } from "@compute-api/contract";
 import { type CliIo, integerFlag, packageVersion } from "@compute-api/contract/cli";
 import { createLogger } from "@compute-api/contract/http";
 import { type DataFlags, dataOptions, FixtureError, type Fixtures, fixturesOf } from "@compute-api/fixtures";
-import { newApiKey } from "@compute-api/server";
+import { newApiKey } from "@compute-api/rules";
 import {
   apiKey,
   type DrainTimes,

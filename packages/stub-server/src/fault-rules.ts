@@ -8,7 +8,7 @@
 import { ApiError, catalogueError, invalidRequest } from "@compute-api/contract";
 import { reasonOfStatus } from "@compute-api/contract/internal";
 import { seededRandom } from "@compute-api/fixtures/data";
-import { hashApiKey } from "@compute-api/server/rules";
+import { hashApiKey } from "@compute-api/rules";
 
 /** The faults of a run. */
 export interface FaultOptions {

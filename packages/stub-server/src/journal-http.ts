@@ -7,7 +7,7 @@
  */
 import type { RequestRecord } from "@compute-api/contract/http";
 import { bearerToken, searchOf } from "@compute-api/contract/internal";
-import { apiKeyPrefix } from "@compute-api/server/rules";
+import { apiKeyPrefix } from "@compute-api/rules";
 import type { Request, RequestHandler, Response } from "express";
 import type { Journal, JournalEntry } from "./journal.js";
 

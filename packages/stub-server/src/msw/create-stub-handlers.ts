@@ -15,8 +15,8 @@ import {
 } from "@compute-api/contract";
 import { bearerToken, parseQueryString, searchOf } from "@compute-api/contract/internal";
 import { type Fixtures, validFixtures } from "@compute-api/fixtures/data";
+import { secretBodies } from "@compute-api/rules";
 import type { OperationId } from "@compute-api/server";
-import { secretBodies } from "@compute-api/server/rules";
 import { type HttpHandler, HttpResponse, http } from "msw";
 import { createFaultRules, type FaultOptions } from "../fault-rules.js";
 import { defaultJournalSize, Journal, type JournalEntry, type JournalFilter } from "../journal.js";

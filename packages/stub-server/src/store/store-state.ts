@@ -13,7 +13,7 @@ import {
   projectName,
   projectResourceCounts,
   projectResourceName,
-} from "@compute-api/server/rules";
+} from "@compute-api/rules";
 import {
   type Cluster,
   type ClusterMachine,

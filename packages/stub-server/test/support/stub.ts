@@ -2,7 +2,7 @@
 import { loadSpec } from "@compute-api/contract";
 import { createSchemaValidator } from "@compute-api/contract/internal";
 import { builtinFixtures } from "@compute-api/fixtures";
-import { apiKeyPrefix } from "@compute-api/server";
+import { apiKeyPrefix } from "@compute-api/rules";
 import { captureLogs, type ErrorBodyLike } from "@compute-api/test-support";
 import { type RunningStub, type ServerOptions, startServer } from "../../src/index.js";
 
