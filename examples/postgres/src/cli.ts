@@ -4,9 +4,9 @@
  * Invalid flags and a malformed DATABASE_URL exit with 2; data or start-up failures with 1.
  */
 import { loadSpec } from "@compute-api/contract";
-import { type CliIo, defaultText, packageVersion } from "@compute-api/contract/cli";
-import { createLogger } from "@compute-api/contract/http";
 import { type DataFlags, dataOptions, defaultKeyId, FixtureError, fixturesOf } from "@compute-api/fixtures";
+import { createLogger } from "@compute-api/runtime";
+import { type CliIo, defaultText, packageVersion } from "@compute-api/runtime/cli";
 import {
   type DrainTimes,
   drainTimesOf,
@@ -23,7 +23,7 @@ import { PgliteDirInUse } from "./database/pglite-lock.js";
 import { defaultPort, type RunningPostgresServer, startPostgresServer } from "./postgres-server.js";
 import { type FirstKey, registerFirstKey } from "./start-up-keys.js";
 
-export type { CliIo } from "@compute-api/contract/cli";
+export type { CliIo } from "@compute-api/runtime/cli";
 
 /** The outcome: an exit code, or a listening server (exit code 0) that the caller shuts down. */
 export interface CliResult {

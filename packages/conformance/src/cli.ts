@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { loadSpec } from "@compute-api/contract";
+import { specOperations } from "@compute-api/contract/internal";
 import {
   type CliIo,
   defaultText,
@@ -12,14 +13,13 @@ import {
   integerFlag,
   packageVersion,
   usageExitCode,
-} from "@compute-api/contract/cli";
-import { specOperations } from "@compute-api/contract/internal";
+} from "@compute-api/runtime/cli";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { formatReport, junitReport } from "./report.js";
 import { type ConformanceOptions, randomSeed, runConformance, runDefaults } from "./run.js";
 
 /** Where the command writes; `tty`: whether stderr is a terminal (the progress line is redrawn in place there). */
-export type { CliIo } from "@compute-api/contract/cli";
+export type { CliIo } from "@compute-api/runtime/cli";
 
 const version = packageVersion(import.meta.url);
 

@@ -2,8 +2,8 @@
  * @compute-api/contract: the interface's contract for any server or tool, without a web framework — the error
  * body and its catalogue (every reason, with its status, and the factories a server throws), the mapping of
  * anything thrown onto it, the compiled contract (`compileContract`: a request and a response held to the spec),
- * and the bundled spec. The HTTP helpers (body parsing, CORS, logging, the drain) are `@compute-api/contract/http`,
- * the command-line helpers `@compute-api/contract/cli`; what only this repository's packages use is
+ * and the bundled spec. The HTTP helpers (body parsing, CORS, logging, the drain) and the command-line helpers are
+ * `@compute-api/runtime`'s; what only this repository's packages use is
  * `@compute-api/contract/internal`.
  */
 
@@ -25,4 +25,5 @@ export {
   unauthenticated,
 } from "./error-catalogue.js";
 export { toApiError } from "./errors.js";
-export { loadSpec, type OpenApiDocument } from "./spec.js";
+export { pathOf } from "./query.js";
+export { loadSpec, type OpenApiDocument, specOperations } from "./spec.js";

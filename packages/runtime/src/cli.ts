@@ -1,5 +1,5 @@
 /**
- * `@compute-api/contract/cli`: what the commands (compute-stub, compute-gateway, compute-conformance,
+ * `@compute-api/runtime/cli`: what the commands (compute-stub, compute-gateway, compute-conformance,
  * compute-postgres) share on their command lines — one implementation of each shared flag, of their help's
  * defaults, examples and exit statuses, of the version, and of the old names that still work.
  */

@@ -6,14 +6,13 @@
  */
 import { type Server, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import type { ApiError } from "./api-error.js";
-import { headersTooLarge, malformedRequest, requestTimeout } from "./error-catalogue.js";
+import { type ApiError, catalogueError } from "@compute-api/contract";
 
 /** The status, message and ErrorInfo reason for a parser error code. */
 function clientErrorOf(code: string | undefined): ApiError {
-  if (code === "HPE_HEADER_OVERFLOW") return headersTooLarge();
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return requestTimeout();
-  return malformedRequest();
+  if (code === "HPE_HEADER_OVERFLOW") return catalogueError("HEADERS_TOO_LARGE");
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return catalogueError("REQUEST_TIMEOUT");
+  return catalogueError("MALFORMED_REQUEST");
 }
 
 /**

@@ -4,8 +4,8 @@
  * @see https://fetch.spec.whatwg.org/#http-cors-protocol
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { type OpenApiDocument, specOperations } from "@compute-api/contract";
 import cors from "cors";
-import { type OpenApiDocument, specOperations } from "./spec.js";
 
 /** Response headers a browser may read: the request id, `Retry-After`, and the gateway's violation count. */
 export const exposedHeaders = ["x-request-id", "Retry-After", "x-contract-violations"];

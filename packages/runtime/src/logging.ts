@@ -5,8 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { pathOf } from "@compute-api/contract";
 import { type DestinationStream, type Logger, pino } from "pino";
-import { pathOf } from "./query.js";
 import { mergeTraceFields, traceLogFields } from "./tracing/log-fields.js";
 
 /** Paths pino replaces with "[Redacted]" wherever they appear in a log line. */

@@ -36,25 +36,33 @@ describe("answerClientErrors", () => {
       "oversized headers are answered 431 with the error body, not an empty answer",
       `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
       431,
+      "HEADERS_TOO_LARGE",
     ],
     [
       "an oversized URL is answered 431 with the error body",
       `GET /${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
       431,
+      "HEADERS_TOO_LARGE",
     ],
-    ["a malformed request line is answered 400 with the error body, not an empty answer", "HELLO\r\n\r\n", 400],
+    [
+      "a malformed request line is answered 400 with the error body, not an empty answer",
+      "HELLO\r\n\r\n",
+      400,
+      "MALFORMED_REQUEST",
+    ],
     [
       "malformed chunked encoding is answered 400 with the error body",
       "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n",
       400,
+      "MALFORMED_REQUEST",
     ],
-  ])("%s", async (_name, bytes, status) => {
+  ])("%s", async (_name, bytes, status, reason) => {
     const answer = await exchange(port, bytes);
     const [head = "", body = ""] = answer.split("\r\n\r\n");
     expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
     expect(head).toMatch(/\r\ncontent-type: application\/json/i);
     const parsed: unknown = JSON.parse(body);
-    expect(parsed).toMatchObject({ code: status });
+    expect(parsed).toMatchObject({ code: status, details: [{ reason, domain: "compute-api" }] });
     expect(errorBodyErrors(parsed)).toEqual([]);
   });
 

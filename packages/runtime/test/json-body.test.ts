@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
+import { toApiError } from "@compute-api/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toApiError } from "../src/errors.js";
 import { jsonBodyReader } from "../src/json-body.js";
 
 /** A node:http server that answers with what the reader read, or with the error body it was refused with. */

@@ -1,5 +1,5 @@
 /**
- * `@compute-api/contract/tracing`: the `OTEL_*` variables read as the specification says (and what cannot be
+ * `@compute-api/runtime/tracing`: the `OTEL_*` variables read as the specification says (and what cannot be
  * honoured refused in one line), spans exported to a real OTLP/HTTP receiver in both encodings, the trace fields of
  * log lines, and the error body's reason and field names on a span, never a value.
  */
@@ -11,7 +11,6 @@ import { captureLogs } from "@compute-api/test-support";
 import { type OtlpReceiver, startOtlpReceiver } from "@compute-api/test-support/otlp";
 import { trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { badRequestDetail, errorInfoDetail } from "../src/api-error.js";
 import {
   ATTR_ERROR_FIELDS,
   ATTR_ERROR_REASON,
@@ -275,12 +274,15 @@ describe("setErrorDetails", () => {
       code: 400,
       message: "m",
       details: [
-        errorInfoDetail("INVALID_QUERY"),
-        badRequestDetail([
-          { field: "limit", description: "must be at most 100, not 5000" },
-          { field: "limit", description: "again" },
-          { field: "body.name", description: "x" },
-        ]),
+        { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "INVALID_QUERY", domain: "compute-api" },
+        {
+          "@type": "type.googleapis.com/google.rpc.BadRequest",
+          fieldViolations: [
+            { field: "limit", description: "must be at most 100, not 5000" },
+            { field: "limit", description: "again" },
+            { field: "body.name", description: "x" },
+          ],
+        },
       ],
     });
     expect(attributes).toEqual({ [ATTR_ERROR_REASON]: "INVALID_QUERY", [ATTR_ERROR_FIELDS]: ["limit", "body.name"] });

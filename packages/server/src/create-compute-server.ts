@@ -5,8 +5,8 @@
  */
 
 import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
-import { corsHandler, createLogger, type Logger, requestLogger } from "@compute-api/contract/http";
 import { parseQueryString, specOperations } from "@compute-api/contract/internal";
+import { corsHandler, createLogger, type Logger, requestLogger } from "@compute-api/runtime";
 import compression from "compression";
 import express, { type Express, type RequestHandler, Router } from "express";
 import { type Authenticate, authenticator } from "./authentication.js";

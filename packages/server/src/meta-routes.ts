@@ -4,8 +4,8 @@
  * `/openapi.json`.
  */
 import { notReady, type OpenApiDocument } from "@compute-api/contract";
-import type { Logger } from "@compute-api/contract/http";
 import { shuttingDown } from "@compute-api/contract/internal";
+import type { Logger } from "@compute-api/runtime";
 import { type RequestHandler, Router } from "express";
 import { sendError } from "./error-handlers.js";
 import { signalOf } from "./request-deadline.js";

@@ -6,9 +6,9 @@
  * not called, and what it returns or throws after that is dropped.
  */
 import { ApiError, internalError, type OpenApiDocument } from "@compute-api/contract";
-import type { Logger } from "@compute-api/contract/http";
 import { specOperations } from "@compute-api/contract/internal";
 import { secretBodies } from "@compute-api/rules";
+import type { Logger } from "@compute-api/runtime";
 import { type RequestHandler, Router } from "express";
 import type { Principals } from "./principals.js";
 import { signalOf } from "./request-deadline.js";

@@ -13,7 +13,6 @@ import {
   type OpenApiDocument,
   unauthenticated,
 } from "@compute-api/contract";
-import { jsonBodyReader } from "@compute-api/contract/http";
 import {
   bearerToken,
   hasRequestBody,
@@ -29,6 +28,7 @@ import {
   minGenerateCount,
   validFixtures,
 } from "@compute-api/fixtures";
+import { jsonBodyReader } from "@compute-api/runtime";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 import { filterOf, unservable } from "./admin-checks.js";
 import { changeFaults, faultSettingsOf } from "./admin-faults.js";

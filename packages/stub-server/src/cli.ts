@@ -6,10 +6,10 @@
 
 import { isIP } from "node:net";
 import { loadSpec } from "@compute-api/contract";
-import { type CliIo, integerFlag, packageVersion } from "@compute-api/contract/cli";
-import { createLogger } from "@compute-api/contract/http";
 import { type DataFlags, dataOptions, FixtureError, type Fixtures, fixturesOf } from "@compute-api/fixtures";
 import { newApiKey } from "@compute-api/rules";
+import { createLogger } from "@compute-api/runtime";
+import { type CliIo, integerFlag, packageVersion } from "@compute-api/runtime/cli";
 import {
   apiKey,
   type DrainTimes,
@@ -26,7 +26,7 @@ import { faultList, latencyRange, percent, requestRate } from "./cli-flags.js";
 import type { FaultOptions } from "./faults.js";
 import { type RunningStub, startServer } from "./server.js";
 
-export type { CliIo } from "@compute-api/contract/cli";
+export type { CliIo } from "@compute-api/runtime/cli";
 
 /** The outcome: an exit code, or a listening stub (exit code 0) that the caller shuts down. */
 export interface CliResult {

@@ -12,8 +12,8 @@
  * @see https://www.rfc-editor.org/rfc/rfc7240
  */
 import type { OpenApiDocument } from "@compute-api/contract";
-import type { RequestRecord } from "@compute-api/contract/http";
 import { bearerToken, specOperations } from "@compute-api/contract/internal";
+import type { RequestRecord } from "@compute-api/runtime";
 import type { Request, RequestHandler, Response } from "express";
 import { createFaultRules, type FaultOptions } from "./fault-rules.js";
 

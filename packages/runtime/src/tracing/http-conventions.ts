@@ -10,6 +10,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
+import { pathOf } from "@compute-api/contract";
 import {
   type Attributes,
   type Context,
@@ -35,7 +36,6 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
   HTTP_REQUEST_METHOD_VALUE_OTHER,
 } from "@opentelemetry/semantic-conventions";
-import { pathOf } from "../query.js";
 
 /** The operationId of the spec the request was routed to (no semantic convention names it). */
 export const ATTR_OPERATION_ID = "compute_api.operation_id";

@@ -1,7 +1,7 @@
 /**
- * `@compute-api/contract/tracing`: OpenTelemetry tracing for every server of the project — `startTracing`, which
- * sets up the SDK from the standard `OTEL_*` variables only when they configure it; the trace fields of log lines;
- * and the stable HTTP semantic conventions of a span, with what an error body may tell a trace (its reason and
+ * `@compute-api/runtime/tracing`: OpenTelemetry tracing for every server of the project — `startTracing`, which
+ * sets up the SDK from the standard `OTEL_*` variables only when they configure it (a log line written in a span then
+ * carries its trace fields); and the stable HTTP semantic conventions of a span, with what an error body may tell a trace (its reason and
  * the names of the fields it faults, never a value). Code that makes spans needs only `@opentelemetry/api`.
  */
 
@@ -27,5 +27,4 @@ export {
   setServerResponse,
   spanMethod,
 } from "./http-conventions.js";
-export { mergeTraceFields, traceLogFields } from "./log-fields.js";
 export { type StartTracingOptions, startTracing, type Tracing } from "./start-tracing.js";

@@ -4,8 +4,9 @@
  * `{"ids": …}`, and shuts tracing down (which exports). Run in a process of its own, as a command runs: what it
  * writes to standard output and exports is all there is to check.
  */
+
+import { invalidRequest } from "@compute-api/contract";
 import { SpanKind, trace } from "@opentelemetry/api";
-import { invalidRequest } from "../../src/error-catalogue.js";
 import { createLogger } from "../../src/logging.js";
 import { setErrorDetails, startTracing } from "../../src/tracing/index.js";
 

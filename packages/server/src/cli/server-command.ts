@@ -15,7 +15,7 @@ import {
   renamedFlag,
   shutdownFlags,
   usageOr,
-} from "@compute-api/contract/cli";
+} from "@compute-api/runtime/cli";
 import { Command, InvalidArgumentError, Option } from "commander";
 
 /** The flags every such command has. */
