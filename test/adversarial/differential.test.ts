@@ -23,7 +23,7 @@ import {
   sendBytes,
   toRawRequest,
 } from "@compute-api/conformance/testing";
-import { parseQueryString } from "@compute-api/contract/internal";
+import { parseQueryString } from "@compute-api/contract";
 import { createGateway } from "@compute-api/gateway";
 import { createLogger } from "@compute-api/runtime";
 import { createContractValidator, errorHandler } from "@compute-api/server/validator";

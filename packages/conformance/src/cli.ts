@@ -4,8 +4,7 @@
  * status: 0 when every check passed, 1 when one failed or the run could not be made, 2 for bad flags.
  */
 import { writeFileSync } from "node:fs";
-import { loadSpec } from "@compute-api/contract";
-import { specOperations } from "@compute-api/contract/internal";
+import { loadSpec, specOperations } from "@compute-api/contract";
 import {
   type CliIo,
   defaultText,

@@ -4,8 +4,7 @@
  */
 
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { ApiError, compileContract, internalError, toApiError } from "@compute-api/contract";
-import { hasRequestBody, pathOf } from "@compute-api/contract/internal";
+import { ApiError, compileContract, hasRequestBody, internalError, pathOf, toApiError } from "@compute-api/contract";
 import {
   type CorsHandler,
   corsHandler,

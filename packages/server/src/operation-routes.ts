@@ -5,8 +5,7 @@
  * request's signal has fired (its deadline passed and was answered 504, or its client went away), the handler is
  * not called, and what it returns or throws after that is dropped.
  */
-import { ApiError, internalError, type OpenApiDocument } from "@compute-api/contract";
-import { specOperations } from "@compute-api/contract/internal";
+import { ApiError, internalError, type OpenApiDocument, specOperations } from "@compute-api/contract";
 import { secretBodies } from "@compute-api/rules";
 import type { Logger } from "@compute-api/runtime";
 import { type RequestHandler, Router } from "express";

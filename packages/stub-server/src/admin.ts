@@ -6,20 +6,18 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import {
+  bearerToken,
   type FieldViolation,
+  hasRequestBody,
   internalError,
   invalidRequest,
+  methodNotAllowed,
+  missingRequestBody,
   notFound,
   type OpenApiDocument,
   unauthenticated,
-} from "@compute-api/contract";
-import {
-  bearerToken,
-  hasRequestBody,
-  methodNotAllowed,
-  missingRequestBody,
   unsupportedMediaType,
-} from "@compute-api/contract/internal";
+} from "@compute-api/contract";
 import {
   builtinFixtures,
   FixtureError,

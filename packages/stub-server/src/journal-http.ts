@@ -6,7 +6,7 @@
  * createApiKey answers never reaches the journal.
  */
 
-import { bearerToken, searchOf } from "@compute-api/contract/internal";
+import { bearerToken, searchOf } from "@compute-api/contract";
 import { apiKeyPrefix } from "@compute-api/rules";
 import type { RequestRecord } from "@compute-api/runtime";
 import type { Request, RequestHandler, Response } from "express";

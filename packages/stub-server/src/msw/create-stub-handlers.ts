@@ -6,14 +6,16 @@
  */
 import {
   ApiError,
+  bearerToken,
   compileContract,
   internalError,
   loadSpec,
   type OpenApiDocument,
+  parseQueryString,
+  searchOf,
   toApiError,
   unauthenticated,
 } from "@compute-api/contract";
-import { bearerToken, parseQueryString, searchOf } from "@compute-api/contract/internal";
 import { type Fixtures, validFixtures } from "@compute-api/fixtures/data";
 import { secretBodies } from "@compute-api/rules";
 import type { OperationId } from "@compute-api/server";
