@@ -164,6 +164,7 @@ describe.skipIf(skipWithoutPodman())("the images, run with podman", () => {
         present: [
           "/app/packages/gateway/dist/bin.js",
           "/app/packages/contract/dist/index.js",
+          "/app/packages/runtime/dist/index.js",
           "/app/packages/spec/dist/openapi.json",
         ],
       },
@@ -172,6 +173,8 @@ describe.skipIf(skipWithoutPodman())("the images, run with podman", () => {
         present: [
           "/app/packages/stub-server/dist/bin.js",
           "/app/packages/server/dist/index.js",
+          "/app/packages/rules/dist/index.js",
+          "/app/packages/runtime/dist/index.js",
           "/app/packages/spec/dist/openapi.json",
         ],
       },

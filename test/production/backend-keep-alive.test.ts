@@ -22,7 +22,7 @@ async function startGateway(
   const gateway = await createGateway({
     upstream,
     ...(upstreamKeepAliveTimeoutMs === undefined ? {} : { upstreamKeepAliveTimeoutMs }),
-    logger: (await import("@compute-api/contract/http")).createLogger({ level: "silent" }),
+    logger: (await import("@compute-api/runtime")).createLogger({ level: "silent" }),
   });
   const server = createServer(gateway.app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -19,14 +19,8 @@
  * The SQL text is made of fixed fragments, one per term's place; the terms, the scores and the cap are parameters.
  * @see openapi/paths/v1_resources_search.yaml
  */
-import {
-  matchScores,
-  maxSearchResults,
-  parseSearchQuery,
-  type ResponseBody,
-  type Schemas,
-  searchDenied,
-} from "@compute-api/server";
+import { matchScores, maxSearchResults, parseSearchQuery, searchDenied } from "@compute-api/rules";
+import type { ResponseBody, Schemas } from "@compute-api/server";
 import type { Principal } from "./authenticate.js";
 import type { Queryable } from "./database/database.js";
 

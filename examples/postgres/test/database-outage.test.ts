@@ -8,7 +8,8 @@
  * statement cancelled on the server.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { clusterTotals, type Schemas } from "@compute-api/server";
+import { clusterTotals } from "@compute-api/rules";
+import type { Schemas } from "@compute-api/server";
 import { type Postgres, skipWithoutPostgres, startPostgres } from "@compute-api/test-support/postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -8,14 +8,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createComputeServer,
-  type Listening,
-  listen,
-  notFound,
-  parseSearchQuery,
-  permissionDenied,
-} from "@compute-api/server";
+import { parseSearchQuery } from "@compute-api/rules";
+import { createComputeServer, type Listening, listen, notFound, permissionDenied } from "@compute-api/server";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.js";
 import { runConformance } from "../src/run.js";

@@ -6,7 +6,7 @@
  */
 import type { Worker } from "node:cluster";
 import { randomUUID } from "node:crypto";
-import type { Logger } from "@compute-api/contract/http";
+import type { Logger } from "@compute-api/runtime";
 import { AggregatorRegistry, type Registry } from "prom-client";
 import {
   collectRequest,

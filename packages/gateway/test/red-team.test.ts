@@ -8,9 +8,8 @@
 import { once } from "node:events";
 import { request, type Server } from "node:http";
 import { connect } from "node:net";
-import type { FieldViolation } from "@compute-api/contract";
-import { createLogger } from "@compute-api/contract/http";
-import { maxFieldViolations } from "@compute-api/contract/internal";
+import { type FieldViolation, maxFieldViolations } from "@compute-api/contract";
+import { createLogger } from "@compute-api/runtime";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createGateway, type Gateway } from "../src/index.js";
 import { type RawResponse, send } from "./support/client.js";

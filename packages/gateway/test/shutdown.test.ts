@@ -8,7 +8,7 @@
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createLogger, drainable } from "@compute-api/contract/http";
+import { createLogger, drainable } from "@compute-api/runtime";
 import { captureLogs } from "@compute-api/test-support";
 import { afterEach, expect, it } from "vitest";
 import { auth, json, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";

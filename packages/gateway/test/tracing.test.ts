@@ -10,8 +10,8 @@ import { createServer, type IncomingMessage, type RequestListener, request } fro
 import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { createLogger } from "@compute-api/contract/http";
-import { startTracing, type Tracing } from "@compute-api/contract/tracing";
+import { createLogger } from "@compute-api/runtime";
+import { startTracing, type Tracing } from "@compute-api/runtime/tracing";
 import { createApp } from "@compute-api/stub-server";
 import { freePort, type Listening, listenLocal } from "@compute-api/test-support";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "@compute-api/test-support/otlp";

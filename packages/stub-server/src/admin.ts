@@ -5,15 +5,18 @@
  * admin request must carry `Authorization: Bearer <token>`.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { invalidRequest, notFound, type OpenApiDocument, unauthenticated } from "@compute-api/contract";
-import { jsonBodyReader } from "@compute-api/contract/http";
 import {
   bearerToken,
   hasRequestBody,
+  invalidRequest,
   methodNotAllowed,
   missingRequestBody,
+  notFound,
+  type OpenApiDocument,
+  unauthenticated,
   unsupportedMediaType,
-} from "@compute-api/contract/internal";
+} from "@compute-api/contract";
+import { jsonBodyReader } from "@compute-api/runtime";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 import { filterOf } from "./admin-checks.js";
 import { changeFaults, faultSettingsOf } from "./admin-faults.js";

@@ -3,8 +3,7 @@
  * `--rate-limit`. Every injected answer is the spec's error body with the status asked for, comes before the
  * operation's handler and so changes nothing, and is named in the request's log line.
  */
-import { loadSpec } from "@compute-api/contract";
-import { specOperations } from "@compute-api/contract/internal";
+import { loadSpec, specOperations } from "@compute-api/contract";
 import { expectErrorBody } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectFastTotalParser, parseBudgetMs, parseMs } from "../../../test/adversarial/support/header-fuzz.js";

@@ -4,7 +4,7 @@
  * and a body sent to an operation that takes none. Each is answered 400 with the error body.
  */
 import { request } from "node:http";
-import { maxFieldViolations } from "@compute-api/contract/internal";
+import { maxFieldViolations } from "@compute-api/contract";
 import { type ErrorBodyLike, expectErrorBody } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestStub, type TestStub, violations } from "./support/stub.js";

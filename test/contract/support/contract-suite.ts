@@ -8,9 +8,9 @@
  * when a documented pair was never seen.
  */
 import { type ComputeClient, createComputeClient, normalizeDecimal } from "@compute-api/client";
-import { createLogger } from "@compute-api/contract/http";
 import { builtinFixtures } from "@compute-api/fixtures";
 import { createGateway } from "@compute-api/gateway";
+import { createLogger } from "@compute-api/runtime";
 import { startServer } from "@compute-api/stub-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations, problems, recordingFetch, seen } from "./recorder.js";

@@ -3,10 +3,18 @@
  * its key, its checks, the operation on the store, its answer checked — and note it in the journal as the stub's
  * recorder does (journal-http.ts). create-stub-handlers.ts builds the parts these run with, once.
  */
-import { ApiError, type Contract, internalError, toApiError, unauthenticated } from "@compute-api/contract";
-import { bearerToken, parseQueryString, searchOf } from "@compute-api/contract/internal";
+import {
+  ApiError,
+  bearerToken,
+  type Contract,
+  internalError,
+  parseQueryString,
+  searchOf,
+  toApiError,
+  unauthenticated,
+} from "@compute-api/contract";
+import { secretBodies } from "@compute-api/rules";
 import type { OperationId } from "@compute-api/server";
-import { secretBodies } from "@compute-api/server/rules";
 import { HttpResponse } from "msw";
 import type { FaultRules } from "../fault-rules.js";
 import type { Journal } from "../journal.js";

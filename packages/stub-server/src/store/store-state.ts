@@ -14,7 +14,7 @@ import {
   projectName,
   projectResourceCounts,
   projectResourceName,
-} from "@compute-api/server/rules";
+} from "@compute-api/rules";
 import {
   type Cluster,
   type ClusterMachine,

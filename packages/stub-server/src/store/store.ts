@@ -21,7 +21,7 @@ import {
   projectDenied,
   searchDenied,
   volumeNotFound,
-} from "@compute-api/server/rules";
+} from "@compute-api/rules";
 import type { ClusterMachine, Fixtures, ResponseBody, SearchResult, UpdateClusterMachineRequest } from "../types.js";
 import { buildState, type State, stateSnapshot, type User } from "./store-state.js";
 
