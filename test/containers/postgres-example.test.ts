@@ -40,7 +40,7 @@ describe.skipIf(skipWithoutPodman() || skipWithoutPostgres())("the Postgres exam
     await client.close();
     for (const container of started) await container.remove();
     await postgres?.close();
-  }, 60_000);
+  }, 180_000);
 
   it("migrates the empty database, serves the built-in data, and keeps what it changes in PostgreSQL", async () => {
     const first = await example();
@@ -85,7 +85,7 @@ describe.skipIf(skipWithoutPodman() || skipWithoutPostgres())("the Postgres exam
         },
       ],
     });
-  }, 150_000);
+  }, 450_000);
 
   it("runs as uid 1000 on a read-only root filesystem, and podman stop ends it with 0 well before the kill", async () => {
     const container = started[0] ?? (await example());
@@ -98,5 +98,5 @@ describe.skipIf(skipWithoutPodman() || skipWithoutPostgres())("the Postgres exam
     expect(exitCode).toBe(0);
     expect(ms).toBeLessThan(6000);
     process.stdout.write(`compute-postgres container: podman stop → exit 0 in ${Math.round(ms)} ms\n`);
-  }, 60_000);
+  }, 180_000);
 });

@@ -170,5 +170,5 @@ describe("compute-postgres", () => {
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
     expect(out).toContain("compute-postgres: SIGTERM, draining");
-  }, 90_000);
+  }, 270_000);
 });
