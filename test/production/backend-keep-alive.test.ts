@@ -100,7 +100,7 @@ describe.skipIf(skipWithoutNginx())("the gateway in front of backends that close
         await gateway.close();
       }
     },
-    120_000,
+    360_000,
   );
 
   it("nginx closing each reused connection under the request (return 444): GETs are sent again on a new connection and counted, PATCHes never", async () => {
@@ -153,5 +153,5 @@ describe.skipIf(skipWithoutNginx())("the gateway in front of backends that close
       await gateway.close();
       await closing.stop();
     }
-  }, 120_000);
+  }, 360_000);
 });

@@ -2,9 +2,10 @@
  * Graceful shutdown that a load balancer can follow, as nginx's and Envoy's drains do, for every server of the
  * project (the gateway, the stub, servers of @compute-api/server): the listener closes, every answer from then on
  * says `Connection: close`, a connection that carried a request is closed right after its answer, a connection that
- * stays idle is closed after a grace period (a request may be on its way on it), and requests still running at the
- * deadline are cut and logged. It resolves when the last connection is closed. The server may listen itself, or be
- * handed its connections (`server.emit("connection", socket)`), as the gateway's workers of `--workers` are.
+ * stays idle is closed after a grace period (a request may be on its way on it; those it closes are logged at info),
+ * and requests still running at the deadline are cut and logged. It resolves when the last connection is closed.
+ * The server may listen itself, or be handed its connections (`server.emit("connection", socket)`), as the gateway's
+ * workers of `--workers` are.
  * `onShutdownSignal` starts it once on SIGTERM or SIGINT and keeps every later signal from cutting it short.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
@@ -104,7 +105,12 @@ export function drainable(server: Server): Drainable {
         if (!res.headersSent) res.setHeader("connection", "close");
         else res.once("finish", () => socket.end());
       }
-      grace = setTimeout(() => server.closeIdleConnections(), graceMs);
+      grace = setTimeout(() => {
+        // Said, because a balancer whose idle time is below the grace closes them first and this never shows.
+        const idle = [...sockets].filter((socket) => !inFlight(socket)).length;
+        if (idle > 0) logger.info({ connections: idle }, `shutdown grace over: closing ${idle} idle connection(s)`);
+        server.closeIdleConnections();
+      }, graceMs);
       deadline = setTimeout(() => {
         for (const socket of sockets) {
           const res = inFlight(socket);

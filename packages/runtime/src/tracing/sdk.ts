@@ -86,7 +86,12 @@ export function startSdk(config: TracingConfig, identity: ServiceIdentity, logge
   // The defaults: W3C trace context and baggage, AsyncLocalStorage.
   provider.register();
   return {
-    forceFlush: () => provider.forceFlush(),
+    // The processors' flush exports the spans still buffered, not a batch their timer has already sent on its way;
+    // the exporters' own flush waits for those, so that a flush before the exit (the drain's) cuts no export.
+    forceFlush: async () => {
+      await provider.forceFlush();
+      await Promise.all(exporters.map((exporter) => exporter.forceFlush?.()));
+    },
     shutdown: async () => {
       await provider.shutdown();
       // So that a later start in the same process (a test's) registers anew.
