@@ -8,9 +8,9 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { imageTag, imageTargets, localTag } from "@compute-api/test-support/images";
 import { baseImage, skipWithoutPodman } from "@compute-api/test-support/podman";
 import { describe, expect, it } from "vitest";
-import { imageTag, imageTargets, localTag } from "../../scripts/images.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");

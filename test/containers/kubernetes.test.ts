@@ -13,6 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { defaults as gatewayDefaults } from "@compute-api/gateway";
 import { freePort } from "@compute-api/test-support";
+import { imageTag, imageTargets } from "@compute-api/test-support/images";
 import { buildImages, podman, skipWithoutPodman } from "@compute-api/test-support/podman";
 import { type Postgres, skipWithoutPostgres, startPostgres } from "@compute-api/test-support/postgres";
 import type { IDeployment } from "kubernetes-models/apps/v1";
@@ -22,7 +23,6 @@ import ts from "typescript";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { imageTag, imageTargets } from "../../scripts/images.js";
 import { type CommandProcess, killCommandProcesses, startCommandProcess } from "../production/support.js";
 import {
   askedIngressKeepAliveSeconds,

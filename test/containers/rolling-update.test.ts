@@ -9,11 +9,11 @@
 import { spawnSync } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "@compute-api/test-support";
+import { imageTag, imageTargets, podmanEnv } from "@compute-api/test-support/images";
 import { type Nginx, skipWithoutNginx, startNginx } from "@compute-api/test-support/nginx";
 import { buildImages, podman, skipWithoutPodman } from "@compute-api/test-support/podman";
 import { findProgram, podmanProgram } from "@compute-api/test-support/system";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { imageTag, imageTargets, podmanEnv } from "../../scripts/images.js";
 import {
   balancer,
   failures,

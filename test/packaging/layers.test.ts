@@ -123,6 +123,27 @@ describe("the packages' layers", () => {
     ]);
   });
 
+  it("no package's source imports a file out of its own folder (a build script, another package's source)", () => {
+    const offending: string[] = [];
+    for (const { dir } of workspaces.values()) {
+      const src = join(root, dir, "src");
+      let files: string[];
+      try {
+        files = readdirSync(src, { recursive: true, encoding: "utf8" }).filter((f) => /\.(ts|mts|js|mjs)$/.test(f));
+      } catch {
+        continue;
+      }
+      for (const file of files) {
+        const depth = file.split("/").length; // src/a.ts: 1, so "../" reaches the package's own folder
+        for (const [, spec] of readFileSync(join(src, file), "utf8").matchAll(/(?:from|import\()\s*"(\.\.\/[^"]+)"/g)) {
+          const ups = (spec ?? "").match(/\.\.\//g)?.length ?? 0;
+          if (ups > depth) offending.push(`${dir}/src/${file}: ${spec}`);
+        }
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
   it("the rules import no Node built-in and no web framework", () => {
     const dir = join(root, "packages/rules/src");
     const sources = readdirSync(dir).filter((f) => f.endsWith(".ts"));

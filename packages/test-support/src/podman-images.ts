@@ -9,8 +9,8 @@ import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { type BuiltImage, buildImages as buildProjectImages, podmanEnv } from "../../../scripts/images.js";
 import { withFileLock } from "./file-lock.js";
+import { type BuiltImage, buildImages as buildProjectImages, podmanEnv } from "./images/index.js";
 import { nodeBinary } from "./node-binary.js";
 import { commandBound, imageExists, podman } from "./podman-run.js";
 import { debootstrapProgram, podmanProgram, requireProgram, type SystemProgram } from "./system.js";
@@ -82,7 +82,7 @@ export async function ensureBaseImage(): Promise<string> {
 }
 
 /**
- * The project's three images, built as `npm run images` builds them (scripts/images.ts) on the tests' base image,
+ * The project's three images, built as `npm run images` builds them (./images) on the tests' base image,
  * each only when what it is built from changed since its last build (saying so in one line on stderr).
  */
 export async function buildImages(): Promise<BuiltImage[]> {

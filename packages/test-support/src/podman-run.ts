@@ -4,7 +4,7 @@
  * on each command, and whether a suite must skip for want of podman (`describe.skipIf(skipWithoutPodman())`).
  */
 import { spawn } from "node:child_process";
-import { podmanEnv } from "../../../scripts/images.js";
+import { podmanEnv } from "./images/index.js";
 import { debootstrapProgram, podmanProgram, requireProgram, runcProgram, skipWithout } from "./system.js";
 
 /** How long a podman command may take unless its caller says otherwise (2 minutes). */

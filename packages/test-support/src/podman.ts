@@ -12,7 +12,7 @@ import { get } from "node:http";
 import { freePort } from "./listen-local.js";
 import { type PodmanResult, podman } from "./podman-run.js";
 
-export type { BuiltImage } from "../../../scripts/images.js";
+export type { BuiltImage } from "./images/index.js";
 export { baseImage, buildImages, ensureBaseImage } from "./podman-images.js";
 export { type PodmanOptions, type PodmanResult, podman, skipWithoutPodman } from "./podman-run.js";
 
