@@ -21,6 +21,7 @@ import { createRespond, type Respond } from "./responses.js";
 import { createSpecRouteTest } from "./spec-routes.js";
 import { type GatewayTracing, gatewayTracing } from "./tracing.js";
 import { createUpstream, type Upstream } from "./upstream.js";
+import { countResends, timeExchanges } from "./upstream-metrics.js";
 
 /** The parts of a gateway: each built once, used by every request. */
 export interface GatewayParts {
@@ -32,7 +33,7 @@ export interface GatewayParts {
   status: (status: number) => string;
   /** The traces' hooks, when the gateway is given a tracer. */
   tracing: GatewayTracing | undefined;
-  /** The backend: an undici pool, traced when the gateway traces. */
+  /** The backend: an undici pool, with the interceptors of the retry, the metrics and (traced) the spans. */
   upstream: Upstream;
   maxBodyBytes: number;
   /** Reads a JSON request body once, under the limit. */
@@ -62,18 +63,24 @@ export function buildGatewayParts(options: GatewayOptions): GatewayParts {
   const metrics = createMetrics(options.collectDefaultMetrics ?? defaults.collectDefaultMetrics);
   const maxResponseBytes = options.maxResponseBytes ?? defaults.maxResponseBytes;
   const tracing = options.tracer ? gatewayTracing(options.tracer) : undefined;
-  const pool = createUpstream(upstreamUrl, {
-    timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
-    maxResponseBytes,
-    connections: options.connections ?? defaults.connections,
-    keepAliveTimeoutMs: options.upstreamKeepAliveTimeoutMs ?? defaults.upstreamKeepAliveTimeoutMs,
-  });
-  // Traced (a tracer given), each request is a SERVER span and each upstream attempt a CLIENT span (tracing.ts);
-  // untraced, nothing of it is on the path of a request.
-  const upstream = tracing ? tracing.upstream(pool, upstreamUrl) : pool;
+  const status = statusLabel(contract.operations.flatMap((operation) => operation.statuses));
+  const upstream = createUpstream(
+    upstreamUrl,
+    {
+      timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
+      maxResponseBytes,
+      connections: options.connections ?? defaults.connections,
+      keepAliveTimeoutMs: options.upstreamKeepAliveTimeoutMs ?? defaults.upstreamKeepAliveTimeoutMs,
+    },
+    {
+      // Traced (a tracer given), each attempt is a CLIENT span (tracing.ts); untraced, nothing of it is on the path.
+      attempt: tracing ? [tracing.upstream(upstreamUrl)] : [],
+      resend: [countResends(metrics, logger)],
+      exchange: [timeExchanges(metrics, status)],
+    },
+  );
   const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes;
   const readBody = jsonBodyReader({ maxBodyBytes });
-  const status = statusLabel(contract.operations.flatMap((operation) => operation.statuses));
   let draining = false;
   const log = requestLogger(logger);
   const cors = options.corsOrigins ? corsHandler(options.corsOrigins, contract.spec) : undefined;

@@ -44,21 +44,8 @@ export function createHandle(parts: GatewayParts): (req: IncomingMessage, res: S
     operationId: string | undefined,
     options?: ForwardOptions,
   ): Promise<UpstreamResponse | undefined> {
-    const onRetry = (reason: string, error: unknown) => {
-      metrics.retries.inc({ operation_id: operationId ?? "unknown", reason });
-      logger.debug(
-        { reqId: id, operationId, reason, err: error },
-        "upstream closed a reused connection; sent again on a new one",
-      );
-    };
     try {
-      const response = await forward(upstream, req, res, id, { ...options, onRetry });
-      if (response)
-        metrics.upstreamSeconds.observe(
-          { operation_id: operationId ?? "unknown", status: status(response.status) },
-          response.seconds,
-        );
-      return response;
+      return await forward(upstream, req, res, id, options);
     } catch (error) {
       const fault = toApiError(error);
       const cause = (error as { cause?: unknown }).cause ?? error;
@@ -147,7 +134,12 @@ export function createHandle(parts: GatewayParts): (req: IncomingMessage, res: S
     // 6. Forward what passed, offering only the content codings the gateway can decode when it checks the response;
     //    answer with the response as the validation mode says.
     const acceptEncoding = mode === "off" ? undefined : upstreamAcceptEncoding(req.headers["accept-encoding"]);
-    const response = await exchange(req, res, record.id, operationId, { parsed: body.bytes, acceptEncoding });
+    const response = await exchange(req, res, record.id, operationId, {
+      parsed: body.bytes,
+      acceptEncoding,
+      operationId,
+      route: match.template,
+    });
     if (response) respond(res, method, record.id, operationId, response);
   };
 }

@@ -5,7 +5,7 @@
  * no-op objects). A request that is not sampled only passes its trace context on (its traceparent, flag 00), with
  * no span and no context to run in. No span holds a header value but the User-Agent, a body, or a value of the query.
  */
-import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { ApiError } from "@compute-api/contract";
 import {
   ATTR_OPERATION_ID,
@@ -29,8 +29,10 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
+import type { Dispatcher } from "undici";
 import type { RetryReason } from "./retry.js";
-import { CallerGone, type Exchange, type Upstream, type UpstreamRequest } from "./upstream.js";
+import { CallerGone } from "./upstream.js";
+import { ForwardingHandler, type UpstreamDispatch, type UpstreamInterceptor } from "./upstream-dispatch.js";
 
 /** What the response check said of an upstream response (`compute_api.response_check`). */
 export type ResponseVerdict = "passed" | "failed" | "not_checked";
@@ -39,8 +41,11 @@ export type ResponseVerdict = "passed" | "failed" | "not_checked";
 export interface GatewayTracing {
   /** The request listener, with each request but the gateway's own endpoints (`own`) in a SERVER span. */
   listener(listener: RequestListener, own: (req: IncomingMessage) => unknown): RequestListener;
-  /** The upstream, with a CLIENT span per attempt whose traceparent (and tracestate) the backend receives. */
-  upstream(upstream: Upstream, url: URL): Upstream;
+  /**
+   * The interceptor of each upstream attempt (composed onto the pool to `url`): a CLIENT span per attempt, whose
+   * traceparent (and tracestate) the backend receives.
+   */
+  upstream(url: URL): UpstreamInterceptor;
   /** The request was routed to an operation: the span is named after it. */
   routed(res: ServerResponse, operationId: string, template: string): void;
   /** The gateway answers with an error of its own: a refusal (its reason and violated fields), or a fault. */
@@ -83,12 +88,59 @@ function attemptErrorType(error: unknown): string {
   return (error as { status?: number }).status === 504 ? "timeout" : "_OTHER";
 }
 
+/** The CLIENT span of one attempt: ended by its response, its failure, or the resend that replaces it. */
+class TracedAttempt extends ForwardingHandler {
+  private status = 0;
+  private ended = false;
+
+  constructor(
+    readonly parent: Context,
+    private readonly span: Span,
+    private readonly exchange: UpstreamDispatch["exchange"],
+    handler: Dispatcher.DispatchHandler,
+  ) {
+    super(handler);
+  }
+
+  /** The attempt failed and is sent again: its span ends as failed, the reason as its `error.type`. */
+  resent(reason: RetryReason): void {
+    this.ended = true;
+    failed(this.span, reason);
+  }
+
+  override onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: IncomingHttpHeaders,
+    message?: string,
+  ): void {
+    this.status = status;
+    super.onResponseStart(controller, status, headers, message);
+  }
+
+  override onResponseEnd(controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
+    super.onResponseEnd(controller, trailers);
+    const { span, status } = this;
+    span.setAttribute("http.response.status_code", status);
+    if (status >= 400) failed(span, String(status));
+    else span.end();
+  }
+
+  override onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    // The handlers after this one may send the request again (retry.ts), which ends this span with its reason.
+    super.onResponseError(controller, error);
+    if (this.ended) return;
+    // The span tells what the gateway answers: the failure as the exchange maps it (a 504 at the deadline…).
+    const fault = this.exchange.faultOf(error);
+    setErrorDetails(this.span, fault);
+    failed(this.span, attemptErrorType(fault));
+  }
+}
+
 /** Creates the hooks of a traced gateway: spans from `tracer`, context through the registered propagator. */
 export function gatewayTracing(tracer: Tracer): GatewayTracing {
   /** The SERVER span of each traced request, for the hooks that are given its response. */
   const spans = new WeakMap<ServerResponse, Span>();
-  /** The route template of each routed SERVER span, for the names of its CLIENT spans. */
-  const routes = new WeakMap<Span, string>();
 
   function listener(inner: RequestListener, own: (req: IncomingMessage) => unknown): RequestListener {
     return (req, res) => {
@@ -112,59 +164,43 @@ export function gatewayTracing(tracer: Tracer): GatewayTracing {
     };
   }
 
-  function upstream(inner: Upstream, url: URL): Upstream {
+  function upstream(url: URL): UpstreamInterceptor {
     const address = url.hostname;
     const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-    const base = url.origin + url.pathname.replace(/\/+$/, "");
+    /** The attempt in progress of each exchange, whose span a resend ends. */
+    const attempts = new WeakMap<object, TracedAttempt>();
 
     /** Starts the CLIENT span of an attempt and writes its traceparent (and tracestate) into the request's headers. */
-    const attempt = (parent: Context, route: string | undefined, request: UpstreamRequest, resend?: RetryReason) => {
+    const start = (parent: Context, options: UpstreamDispatch, resend: RetryReason | undefined) => {
+      const { method, path, route } = options;
       const attributes: Attributes = {
         "server.address": address,
         "server.port": port,
-        "http.request.method": spanMethod(request.method),
-        "url.full": base + pathOf(request.url) + redactedQuery(request.url),
+        "http.request.method": spanMethod(method),
+        "url.full": url.origin + pathOf(path) + redactedQuery(path),
       };
       if (route !== undefined) attributes["url.template"] = route;
       if (resend) {
         attributes["http.request.resend_count"] = 1;
         attributes[ATTR_RETRY_REASON] = resend;
       }
-      const span = tracer.startSpan(httpSpanName(request.method, route), { kind: SpanKind.CLIENT, attributes }, parent);
-      propagation.inject(trace.setSpan(parent, span), request.headers);
+      const span = tracer.startSpan(httpSpanName(method, route), { kind: SpanKind.CLIENT, attributes }, parent);
+      propagation.inject(trace.setSpan(parent, span), options.headers);
       return span;
     };
 
-    return {
-      ...inner,
-      send(request: UpstreamRequest): Exchange {
-        const parent = context.active();
-        const serverSpan = trace.getSpan(parent);
-        // A request that is not sampled gets no span of its own: its traceparent went upstream with its headers.
-        if (!serverSpan?.isRecording()) return inner.send(request);
-        const route = routes.get(serverSpan);
-        let span = attempt(parent, route, request);
-        const onRetry = request.onRetry;
-        // A resend is a span of its own, after the failed one, with its own traceparent.
-        request.onRetry = (reason, error) => {
-          failed(span, reason);
-          span = attempt(parent, route, request, reason);
-          onRetry?.(reason, error);
-        };
-        const exchange = inner.send(request);
-        exchange.response.then(
-          ({ status }) => {
-            span.setAttribute("http.response.status_code", status);
-            if (status >= 400) failed(span, String(status));
-            else span.end();
-          },
-          (error: unknown) => {
-            setErrorDetails(span, error);
-            failed(span, attemptErrorType(error));
-          },
-        );
-        return exchange;
-      },
+    return (dispatch) => (options, handler) => {
+      const { exchange, resend } = options;
+      // A resend continues the attempt it replaces (ending its span first), in that attempt's context: the socket's
+      // error that caused it is not the request's. A request that is not sampled gets no span of its own: its
+      // traceparent went upstream with its headers.
+      const previous = resend ? attempts.get(exchange) : undefined;
+      const parent = previous ? previous.parent : resend ? undefined : context.active();
+      if (!parent || !trace.getSpan(parent)?.isRecording()) return dispatch(options, handler);
+      previous?.resent(resend!.reason);
+      const attempt = new TracedAttempt(parent, start(parent, options, resend?.reason), exchange, handler);
+      attempts.set(exchange, attempt);
+      return dispatch(options, attempt);
     };
   }
 
@@ -174,7 +210,6 @@ export function gatewayTracing(tracer: Tracer): GatewayTracing {
     routed(res, operationId, template) {
       const span = spans.get(res);
       if (!span?.isRecording()) return;
-      routes.set(span, template);
       setHttpRoute(span, res.req.method, template);
       span.setAttribute(ATTR_OPERATION_ID, operationId);
     },
