@@ -1,16 +1,21 @@
 /**
  * createGateway: the validating reverse proxy as a node:http request listener, with the spec compiled and the
- * upstream pool open, but not listening. Its parts are built once (gateway-parts.ts); the path of a request is
- * `handle` (handle.ts), in the order it runs.
+ * upstream pool open, but not listening. Its parts are built once (gateway-parts.ts); a request is answered by the
+ * gateway's own endpoints, or else by the handler (handle.ts) with the concerns that observe it wrapped around it,
+ * as undici composes interceptors around a dispatch: the metrics, the traces (when traced), the recording (with
+ * --record). Without a tracer or a recording, nothing of either is on the path of a request.
  */
 
-import type { RequestListener } from "node:http";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { internalError } from "@compute-api/contract";
 import { type GatewayApp, gatewayApp } from "./gateway-app.js";
 import { buildGatewayParts } from "./gateway-parts.js";
 import { createHandle } from "./handle.js";
-import type { GatewayMetrics } from "./metrics.js";
+import { countRequests, type GatewayMetrics } from "./metrics.js";
 import { defaults, type GatewayOptions } from "./options.js";
+import type { Endpoint } from "./own-endpoints.js";
+import { recordAnswers } from "./record.js";
+import { type Handler, type HandlerWrapper, RequestNotes } from "./request-notes.js";
 import { sendError } from "./responses.js";
 
 export type { GatewayApp } from "./gateway-app.js";
@@ -26,22 +31,38 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/** An own endpoint's answer, whose failure (a throw as well as a rejection) the caller is given. */
+const answerOwn = async (endpoint: Endpoint, res: ServerResponse): Promise<void> => endpoint(res);
+
 /** Builds the gateway; rejects when the upstream URL is not usable or the spec does not compile. */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const parts = buildGatewayParts(options);
-  const { logger, tracing, recorder, upstream } = parts;
-  const handle = createHandle(parts);
-  const untraced: RequestListener = (req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      logger.error({ err: error, path: req.url }, "request failed");
-      sendError(res, internalError());
-    });
+  const { logger, log, metrics, tracing, recorder, upstream } = parts;
+
+  /** A request whose handling failed: 500 with the error body, the error logged. */
+  const failed = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    logger.error({ err: error, path: req.url }, "request failed");
+    sendError(res, internalError());
   };
-  const listener = tracing ? tracing.listener(untraced, parts.ownEndpoint) : untraced;
+  const answerFailures: HandlerWrapper = (handler) => (req, res, notes) =>
+    handler(req, res, notes).catch((error: unknown) => failed(req, res, error));
+  // Around the handler, innermost first: the recording, the answer to a failure, the metrics, the traces (outermost,
+  // so that the others run in the request's span).
+  const wrappers = [recorder && recordAnswers(recorder), answerFailures, countRequests(metrics, parts.status)];
+  if (tracing) wrappers.push(tracing.requests);
+  const handler = wrappers.reduce<Handler>((inner, wrap) => (wrap ? wrap(inner) : inner), createHandle(parts));
+
+  const listener: RequestListener = (req, res) => {
+    // The gateway's own endpoints: neither logged, counted nor traced; never forwarded.
+    const own = parts.ownEndpoint(req);
+    if (own) return void answerOwn(own, res).catch((error: unknown) => failed(req, res, error));
+    // Every other request: one log line, with its x-request-id (propagated or new), written when its response closes.
+    void handler(req, res, new RequestNotes(log(req, res)));
+  };
   const app = gatewayApp(listener, options.requestTimeoutMs ?? defaults.requestTimeoutMs);
   const close = async () => {
     await recorder?.close();
     await upstream.close();
   };
-  return { app, metrics: parts.metrics, drain: parts.drain, close };
+  return { app, metrics, drain: parts.drain, close };
 }

@@ -31,7 +31,7 @@ export interface GatewayParts {
   metrics: GatewayMetrics;
   /** The `status` label of a status (metrics.ts). */
   status: (status: number) => string;
-  /** The traces' hooks, when the gateway is given a tracer. */
+  /** What a traced gateway attaches around the handler and each upstream attempt, when it is given a tracer. */
   tracing: GatewayTracing | undefined;
   /** The backend: an undici pool, with the interceptors of the retry, the metrics and (traced) the spans. */
   upstream: Upstream;
@@ -86,18 +86,9 @@ export function buildGatewayParts(options: GatewayOptions): GatewayParts {
   const cors = options.corsOrigins ? corsHandler(options.corsOrigins, contract.spec) : undefined;
   const isSpecRoute =
     (options.passthroughUnknown ?? defaults.passthroughUnknown) ? createSpecRouteTest(contract.spec) : undefined;
-  // Recording (--record): the resources of the answers that pass the check; off, nothing of it is on the path.
+  // Recording (--record): the resources of the answers that pass the check.
   const recorder = options.record === undefined ? undefined : createRecorder({ file: options.record, logger });
-  const respond = createRespond({
-    mode,
-    maxResponseBytes,
-    contract,
-    metrics,
-    logger,
-    ownsCors: cors !== undefined,
-    checked: tracing?.checked,
-    recorded: recorder?.answered,
-  });
+  const respond = createRespond({ mode, maxResponseBytes, contract, logger, ownsCors: cors !== undefined });
   const { registry } = metrics;
   const metricsText = options.metricsSource?.(registry) ?? (() => registry.metrics());
   const ownEndpoint = ownEndpoints(upstream, metricsText, registry.contentType, () => draining);

@@ -15,6 +15,7 @@ import { rename, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Logger } from "@compute-api/contract/http";
 import { type Resource, recordedUserId, scrub, snapshotOf } from "./record-data.js";
+import type { HandlerWrapper } from "./request-notes.js";
 
 export { recordedUserId, unrecordedBillingAccountId } from "./record-data.js";
 
@@ -29,7 +30,7 @@ export interface RecorderOptions {
 
 /** A recording in progress. */
 export interface Recorder {
-  /** The response path's hook: a 200 answer that passed the contract's check, its body decoded. */
+  /** An answer that passed the contract's check, its body decoded; only 200s of the recorded operations are kept. */
   answered(operationId: string, status: number, body: Uint8Array): void;
   /** Writes the file now if anything changed since it was last written. */
   flush(): Promise<void>;
@@ -170,5 +171,15 @@ export function createRecorder({ file, intervalMs = 5000, logger }: RecorderOpti
       clearInterval(timer);
       await flush();
     },
+  };
+}
+
+/** The wrapper of the handler that gives `recorder` each answer that passed the check, once it is answered. */
+export function recordAnswers(recorder: Recorder): HandlerWrapper {
+  return (handler) => async (req, res, notes) => {
+    await handler(req, res, notes);
+    const { conforming, record } = notes;
+    if (conforming && record.operationId !== undefined)
+      recorder.answered(record.operationId, res.statusCode, conforming);
   };
 }

@@ -2,7 +2,6 @@
  * The retry of an idempotent request that failed on a reused backend connection: which failures qualify, the
  * connector that tells a reused connection from a new one, and the interceptor that sends the request again.
  */
-import type { IncomingHttpHeaders } from "node:http";
 import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
 import type { buildConnector, Dispatcher } from "undici";
@@ -79,7 +78,6 @@ export function resendOnNewConnection(fresh: UpstreamDispatchFunction): Upstream
 
 /** The handler of a request that may be resent once: before any byte of a response, after a retryable failure. */
 class ResendOnce extends ForwardingHandler {
-  private started = false;
   private resent = false;
 
   constructor(
@@ -90,20 +88,10 @@ class ResendOnce extends ForwardingHandler {
     super(handler);
   }
 
-  override onResponseStart(
-    controller: Dispatcher.DispatchController,
-    status: number,
-    headers: IncomingHttpHeaders,
-    message?: string,
-  ): void {
-    this.started = true;
-    super.onResponseStart(controller, status, headers, message);
-  }
-
   override onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
     const { options } = this;
     const reason =
-      this.started || this.resent ? undefined : retryReason(options.method, options.body ?? undefined, error);
+      this.status !== 0 || this.resent ? undefined : retryReason(options.method, options.body ?? undefined, error);
     if (reason) {
       this.resent = true;
       this.fresh({ ...options, resend: { reason, error } }, this);

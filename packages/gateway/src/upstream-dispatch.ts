@@ -29,10 +29,12 @@ export type UpstreamDispatchFunction = (options: UpstreamDispatch, handler: Disp
 export type UpstreamInterceptor = (dispatch: UpstreamDispatchFunction) => UpstreamDispatchFunction;
 
 /**
- * The base of an interceptor's handler: passes every event on to the handler it wraps. A subclass overrides the
- * events it observes and calls `super`.
+ * The base of an interceptor's handler: passes every event on to the handler it wraps, and keeps the response's
+ * status (0 until one starts). A subclass overrides the events it observes and calls `super`.
  */
 export class ForwardingHandler implements Dispatcher.DispatchHandler {
+  protected status = 0;
+
   constructor(protected readonly handler: Dispatcher.DispatchHandler) {}
 
   onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
@@ -45,6 +47,7 @@ export class ForwardingHandler implements Dispatcher.DispatchHandler {
     headers: IncomingHttpHeaders,
     message?: string,
   ): void {
+    this.status = status;
     this.handler.onResponseStart?.(controller, status, headers, message);
   }
 

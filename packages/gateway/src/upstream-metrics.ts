@@ -11,7 +11,6 @@ import { ForwardingHandler, type UpstreamInterceptor } from "./upstream-dispatch
 /** Times an exchange, from its dispatch to the last byte of its response, into the histogram. */
 class TimedExchange extends ForwardingHandler {
   private readonly started = performance.now();
-  private status = 0;
 
   constructor(
     private readonly histogram: GatewayMetrics["upstreamSeconds"],
@@ -20,16 +19,6 @@ class TimedExchange extends ForwardingHandler {
     handler: Dispatcher.DispatchHandler,
   ) {
     super(handler);
-  }
-
-  override onResponseStart(
-    controller: Dispatcher.DispatchController,
-    status: number,
-    headers: IncomingHttpHeaders,
-    message?: string,
-  ): void {
-    this.status = status;
-    super.onResponseStart(controller, status, headers, message);
   }
 
   override onResponseEnd(controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
