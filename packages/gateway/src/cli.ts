@@ -10,8 +10,8 @@ import {
   packageVersion,
   portOption,
   shutdownFlags,
-} from "@compute-api/contract/cli";
-import { TracingConfigError, tracingConfig } from "@compute-api/contract/tracing";
+} from "@compute-api/runtime/cli";
+import { TracingConfigError, tracingConfig } from "@compute-api/runtime/tracing";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { defaults, parseUpstreamUrl, upstreamRequired } from "./options.js";
 import { recordFileProblem } from "./record.js";

@@ -12,7 +12,7 @@ import {
   jsonBodyReader,
   type Logger,
   requestLogger,
-} from "@compute-api/contract/http";
+} from "@compute-api/runtime";
 import { createMetrics, type GatewayMetrics, statusLabel } from "./metrics.js";
 import { defaults, type GatewayOptions, parseUpstreamUrl } from "./options.js";
 import { type Endpoint, ownEndpoints } from "./own-endpoints.js";

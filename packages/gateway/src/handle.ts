@@ -5,9 +5,8 @@
  * (app.ts). The gateway's own endpoints are answered before it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ApiError, toApiError } from "@compute-api/contract";
-import { type CorsHandler, isPreflight, type JsonBody } from "@compute-api/contract/http";
-import { hasRequestBody, pathOf } from "@compute-api/contract/internal";
+import { ApiError, hasRequestBody, pathOf, toApiError } from "@compute-api/contract";
+import { type CorsHandler, isPreflight, type JsonBody } from "@compute-api/runtime";
 import getRawBody from "raw-body";
 import { upstreamAcceptEncoding } from "./content-coding.js";
 import { type ForwardOptions, forward } from "./forward.js";

@@ -1,7 +1,7 @@
 /** The options of a gateway, their defaults, and the check of the upstream URL. */
 
 import type { OpenApiDocument, ResponseValidationMode } from "@compute-api/contract";
-import { defaultMaxBodyBytes, drainDefaults, type Logger } from "@compute-api/contract/http";
+import { defaultMaxBodyBytes, drainDefaults, type Logger } from "@compute-api/runtime";
 import type { Tracer } from "@opentelemetry/api";
 import type { Registry } from "prom-client";
 

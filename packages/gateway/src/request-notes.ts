@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiError } from "@compute-api/contract";
-import type { RequestRecord } from "@compute-api/contract/http";
+import type { RequestRecord } from "@compute-api/runtime";
 
 /** What the response check said of an upstream response (`compute_api.response_check` on a span). */
 export type ResponseVerdict = "passed" | "failed" | "not_checked";

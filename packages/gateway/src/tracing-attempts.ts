@@ -4,7 +4,7 @@
  * for the backend. A resend is a span of its own, after the failed one. Composed only when the gateway traces.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import { clientClosedErrorType, httpSpanName, setErrorDetails, spanMethod } from "@compute-api/contract/tracing";
+import { clientClosedErrorType, httpSpanName, setErrorDetails, spanMethod } from "@compute-api/runtime/tracing";
 import {
   type Attributes,
   type Context,

@@ -15,7 +15,7 @@ import {
   setErrorDetails,
   setHttpRoute,
   setServerResponse,
-} from "@compute-api/contract/tracing";
+} from "@compute-api/runtime/tracing";
 import { context, propagation, type Span, SpanKind, type Tracer, trace } from "@opentelemetry/api";
 import type { HandlerWrapper, RequestNotes } from "./request-notes.js";
 import { tracedAttempts } from "./tracing-attempts.js";

@@ -3,7 +3,7 @@
  * of each exchange, and each resend counted and logged.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import type { Logger } from "@compute-api/contract/http";
+import type { Logger } from "@compute-api/runtime";
 import type { Dispatcher } from "undici";
 import type { GatewayMetrics } from "./metrics.js";
 import { ForwardingHandler, type UpstreamInterceptor } from "./upstream-dispatch.js";

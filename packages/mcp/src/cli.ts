@@ -8,7 +8,7 @@ import {
   packageVersion,
   portOption,
   shutdownFlags,
-} from "@compute-api/contract/cli";
+} from "@compute-api/runtime/cli";
 import { Command, Option } from "commander";
 import { isLoopback } from "./http.js";
 

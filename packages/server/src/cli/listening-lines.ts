@@ -1,5 +1,5 @@
 /** What a server's command prints once it listens: where, the first user's key, and a curl line that works. */
-import { envSourceOf } from "@compute-api/contract/cli";
+import { envSourceOf } from "@compute-api/runtime/cli";
 import type { Command } from "commander";
 import { apiKeyEnv } from "./server-command.js";
 

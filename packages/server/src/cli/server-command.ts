@@ -15,7 +15,7 @@ import {
   renamedFlag,
   shutdownFlags,
   usageOr,
-} from "@compute-api/contract/cli";
+} from "@compute-api/runtime/cli";
 import { Command, InvalidArgumentError, Option } from "commander";
 
 /** The flags every such command has. */
@@ -36,7 +36,7 @@ export interface ServerCommandOptions extends HelpEpilogue {
   port: number;
   /** The version --version prints. */
   version: string;
-  /** Flags of the data, after --host (`dataOptions` of @compute-api/fixtures). */
+  /** Flags of the data, after --host (`dataOptions`). */
   dataOptions?: Option[];
   /** What --api-key's default is, in words: "a new key, printed". */
   keyDefault: string;
