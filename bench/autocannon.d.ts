@@ -16,6 +16,10 @@ declare module "autocannon" {
     requests?: Request[];
     connections?: number;
     duration?: number;
+    /** Stops after this many requests instead of after `duration`. */
+    amount?: number;
+    /** Seconds without an answer before a request counts as a timeout; default 10. */
+    timeout?: number;
     pipelining?: number;
   }
   export interface Result {

@@ -1,19 +1,19 @@
 /** Forwarding: the request as received goes upstream, the whole response comes back. */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { upstreamRequestHeaders } from "./headers.js";
-import type { RetryReason } from "./retry.js";
 import { CallerGone, type Upstream, type UpstreamResponse } from "./upstream.js";
 
 /**
  * How a request goes upstream: its body, read whole before — the bytes the JSON parser read (decompressed), or
  * the bytes as received (`raw`, sent with their Content-Encoding) — the Accept-Encoding to send instead of the
- * caller's, and what to do when the request is sent again.
+ * caller's, and the operation it was routed to (with its route template), for the upstream's interceptors.
  */
 export interface ForwardOptions {
   parsed?: Buffer | undefined;
   raw?: Buffer | undefined;
   acceptEncoding?: string | undefined;
-  onRetry?: ((reason: RetryReason, error: unknown) => void) | undefined;
+  operationId?: string | undefined;
+  route?: string | undefined;
 }
 
 /**
@@ -27,7 +27,7 @@ export async function forward(
   req: IncomingMessage,
   res: ServerResponse,
   id: string,
-  { parsed, raw, acceptEncoding, onRetry }: ForwardOptions = {},
+  { parsed, raw, acceptEncoding, operationId, route }: ForwardOptions = {},
 ): Promise<UpstreamResponse | undefined> {
   const encoding = String(req.headers["content-encoding"] ?? "identity").toLowerCase();
   const exchange = upstream.send({
@@ -35,7 +35,8 @@ export async function forward(
     url: req.url ?? "/",
     headers: upstreamRequestHeaders(req, id, parsed !== undefined && encoding !== "identity", acceptEncoding),
     body: parsed ?? raw,
-    onRetry,
+    operationId,
+    route,
   });
   const onClose = () => {
     if (!res.writableFinished) exchange.abort();

@@ -1,5 +1,10 @@
-/** The gateway's Prometheus metrics (prom-client), in a registry of its own so that several gateways can share a process. */
+/**
+ * The gateway's Prometheus metrics (prom-client), in a registry of its own so that several gateways can share a
+ * process, and the wrapper of the handler that counts each request from its notes. The upstream's are taken by
+ * interceptors (upstream-metrics.ts).
+ */
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import type { HandlerWrapper } from "./request-notes.js";
 
 /** The metrics a gateway records. */
 export interface GatewayMetrics {
@@ -70,5 +75,29 @@ export function createMetrics(processMetrics = false): GatewayMetrics {
       labelNames: ["operation_id", "reason"],
       registers: [registry],
     }),
+  };
+}
+
+/**
+ * The wrapper of the handler that counts each request when its response closes, from what its notes say: the
+ * answer (`gateway_requests_total`; `aborted` when the caller went away before it), a refusal of the gateway's own
+ * and a response that broke the contract (`gateway_contract_violations_total`), a request outside the spec that
+ * was forwarded (`gateway_passthrough_requests_total`).
+ */
+export function countRequests(metrics: GatewayMetrics, status: (status: number) => string): HandlerWrapper {
+  const { requests, violations, passthrough } = metrics;
+  return (handler) => (req, res, notes) => {
+    res.once("close", () => {
+      const { record, unvalidated, error } = notes;
+      requests.inc({
+        operation_id: record.operationId ?? unvalidated ?? "none",
+        status: res.writableFinished ? status(res.statusCode) : "aborted",
+      });
+      if (unvalidated === "unknown") passthrough.inc({ method: req.method ?? "GET" });
+      if (error && error.status < 500)
+        violations.inc({ direction: "request", operation_id: record.operationId ?? "none" });
+      if (notes.violations > 0) violations.inc({ direction: "response", operation_id: record.operationId ?? "none" });
+    });
+    return handler(req, res, notes);
   };
 }

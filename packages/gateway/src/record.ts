@@ -15,6 +15,7 @@ import { rename, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Logger } from "@compute-api/runtime";
 import { type Resource, recordedUserId, scrub, snapshotOf } from "./record-data.js";
+import type { HandlerWrapper } from "./request-notes.js";
 
 export { recordedUserId, unrecordedBillingAccountId } from "./record-data.js";
 
@@ -29,7 +30,7 @@ export interface RecorderOptions {
 
 /** A recording in progress. */
 export interface Recorder {
-  /** The response path's hook: a 200 answer that passed the contract's check, its body decoded. */
+  /** An answer that passed the contract's check, its body decoded; only 200s of the recorded operations are kept. */
   answered(operationId: string, status: number, body: Uint8Array): void;
   /** Writes the file now if anything changed since it was last written. */
   flush(): Promise<void>;
@@ -48,47 +49,61 @@ export function recordFileProblem(file: string): string | undefined {
 }
 
 /**
- * Starts a recording into `file`. A fixture file names its collections after the resource types
- * (`virtualMachine` → `virtualMachines`), as @compute-api/fixtures does; billing accounts and projects by id, a
- * project's resources by project and id.
+ * The answers kept so far, merged by id: one owner of the recording's state. A fixture file names its collections
+ * after the resource types (`virtualMachine` → `virtualMachines`), as @compute-api/fixtures does; billing accounts
+ * and projects by id, a project's resources by project and id.
  */
-export function createRecorder({ file, intervalMs = 5000, logger }: RecorderOptions): Recorder {
-  const problem = recordFileProblem(file);
-  if (problem) throw new Error(`--record ${file}: ${problem}`);
+class Recording {
   /** By collection (`clusters`), then `projectId/id` (or `id`). */
-  const collections = new Map<string, Map<string, Resource>>();
+  private readonly collections = new Map<string, Map<string, Resource>>();
   /** Machines whose cluster no answer showed yet, by `projectId/id`. */
-  const loneMachines = new Map<string, Resource>();
-  let changed = false;
-  let first: string | undefined;
-  let last: string | undefined;
-  let writing: Promise<void> = Promise.resolve();
+  private readonly loneMachines = new Map<string, Resource>();
+  /** When the first and the last kept answer came. */
+  first: string | undefined;
+  last: string | undefined;
 
-  const keyOf = (r: Resource) => (r.projectId === undefined ? r.id : `${r.projectId}/${r.id}`);
-  const collection = (name: string) => {
-    let found = collections.get(name);
-    if (!found) {
-      found = new Map();
-      collections.set(name, found);
+  /** Keeps what a conforming answer holds; true when it was one of the recorded answers. */
+  answered(operationId: string, status: number, body: Uint8Array): boolean {
+    if (status !== 200 || (operationId !== "searchResources" && operationId !== "updateClusterMachine")) return false;
+    let value: unknown;
+    try {
+      value = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
+    } catch {
+      return false;
     }
-    return found;
-  };
-  const seen = () => {
-    last = new Date().toISOString();
-    first ??= last;
-    changed = true;
-  };
+    if (operationId === "updateClusterMachine") this.keepMachine(scrub(value as Resource));
+    else
+      for (const result of (value as { results?: Record<string, unknown>[] }).results ?? []) {
+        const type = result.resourceType;
+        const resource = typeof type === "string" ? result[type] : undefined;
+        if (resource && typeof resource === "object") this.keep(type as string, scrub(resource as Resource));
+      }
+    this.last = new Date().toISOString();
+    this.first ??= this.last;
+    return true;
+  }
+
+  /** How many resources are kept. */
+  count(): number {
+    return [...this.collections.values()].reduce((sum, c) => sum + c.size, 0);
+  }
+
+  /** The data set, servable: stand-ins for what answers named but never showed, and one user who sees it all. */
+  snapshot() {
+    return snapshotOf(this.collections, this.loneMachines);
+  }
 
   /** A resource of a search answer, the newest of its id. */
-  function keep(type: string, resource: Resource): void {
-    collection(`${type}s`).set(keyOf(resource), resource);
+  private keep(type: string, resource: Resource): void {
+    this.collection(`${type}s`).set(keyOf(resource), resource);
     if (type === "cluster")
-      for (const machine of (resource.machines as Resource[] | undefined) ?? []) loneMachines.delete(keyOf(machine));
+      for (const machine of (resource.machines as Resource[] | undefined) ?? [])
+        this.loneMachines.delete(keyOf(machine));
   }
 
   /** A machine of a PATCH answer: into its cluster, where one was seen; else kept aside until one is. */
-  function keepMachine(machine: Resource): void {
-    for (const cluster of collections.get("clusters")?.values() ?? []) {
+  private keepMachine(machine: Resource): void {
+    for (const cluster of this.collections.get("clusters")?.values() ?? []) {
       if (cluster.projectId !== machine.projectId) continue;
       const machines = (cluster.machines as Resource[] | undefined) ?? [];
       const at = machines.findIndex((m) => m.id === machine.id);
@@ -97,48 +112,47 @@ export function createRecorder({ file, intervalMs = 5000, logger }: RecorderOpti
         return;
       }
     }
-    loneMachines.set(keyOf(machine), machine);
+    this.loneMachines.set(keyOf(machine), machine);
   }
 
-  function answered(operationId: string, status: number, body: Uint8Array): void {
-    if (status !== 200 || (operationId !== "searchResources" && operationId !== "updateClusterMachine")) return;
-    let value: unknown;
-    try {
-      value = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
-    } catch {
-      return;
+  private collection(name: string): Map<string, Resource> {
+    let found = this.collections.get(name);
+    if (!found) {
+      found = new Map();
+      this.collections.set(name, found);
     }
-    if (operationId === "updateClusterMachine") keepMachine(scrub(value as Resource));
-    else
-      for (const result of (value as { results?: Record<string, unknown>[] }).results ?? []) {
-        const type = result.resourceType;
-        const resource = typeof type === "string" ? result[type] : undefined;
-        if (resource && typeof resource === "object") keep(type as string, scrub(resource as Resource));
-      }
-    seen();
+    return found;
   }
+}
 
-  /** The data set, servable: stand-ins for what answers named but never showed, and one user who sees it all. */
-  const snapshot = () => snapshotOf(collections, loneMachines);
+const keyOf = (r: Resource) => (r.projectId === undefined ? r.id : `${r.projectId}/${r.id}`);
 
-  /** The file's text: the header, then the data as JSON (which YAML reads as it is). */
-  function text(): string {
-    const { data, notes } = snapshot();
-    const count = [...collections.values()].reduce((sum, c) => sum + c.size, 0);
-    const header = [
-      `Recorded by compute-gateway --record${first ? ` from ${first} to ${last}` : ""}: ${count} resources, from the`,
-      "answers of searchResources and updateClusterMachine, merged by id (the newest answer wins). No API key, no",
-      "Authorization value and no request body is in this file.",
-      "",
-      `Serve it: compute-stub --data ${file}`,
-      `Users are not recorded: '${recordedUserId}' below is a stand-in who may see everything here; compute-stub gives`,
-      'the first user a key (printed at start, or --api-key). To add a user, add an entry to "users":',
-      '  {"id": "ci", "projectIds": ["…"], "billingAccountIds": ["…"], "apiKeys": [{"id": "default", "sha256": "<SHA-256 of the key>"}]}',
-      '(or "key": "<the key>" in clear), as in @compute-api/stub-server\'s examples/fixtures.yaml.',
-      ...(notes.length > 0 ? ["", ...notes] : []),
-    ];
-    return `${header.map((line) => (line === "" ? "#" : `# ${line}`)).join("\n")}\n${JSON.stringify(data, null, 2)}\n`;
-  }
+/** The file's text: the header, then the data as JSON (which YAML reads as it is). */
+function fileText(file: string, recording: Recording): string {
+  const { data, notes } = recording.snapshot();
+  const { first, last } = recording;
+  const header = [
+    `Recorded by compute-gateway --record${first ? ` from ${first} to ${last}` : ""}: ${recording.count()} resources, from the`,
+    "answers of searchResources and updateClusterMachine, merged by id (the newest answer wins). No API key, no",
+    "Authorization value and no request body is in this file.",
+    "",
+    `Serve it: compute-stub --data ${file}`,
+    `Users are not recorded: '${recordedUserId}' below is a stand-in who may see everything here; compute-stub gives`,
+    'the first user a key (printed at start, or --api-key). To add a user, add an entry to "users":',
+    '  {"id": "ci", "projectIds": ["…"], "billingAccountIds": ["…"], "apiKeys": [{"id": "default", "sha256": "<SHA-256 of the key>"}]}',
+    '(or "key": "<the key>" in clear), as in @compute-api/stub-server\'s examples/fixtures.yaml.',
+    ...(notes.length > 0 ? ["", ...notes] : []),
+  ];
+  return `${header.map((line) => (line === "" ? "#" : `# ${line}`)).join("\n")}\n${JSON.stringify(data, null, 2)}\n`;
+}
+
+/** Starts a recording into `file`, written every `intervalMs` when something changed and at close. */
+export function createRecorder({ file, intervalMs = 5000, logger }: RecorderOptions): Recorder {
+  const problem = recordFileProblem(file);
+  if (problem) throw new Error(`--record ${file}: ${problem}`);
+  const recording = new Recording();
+  let changed = false;
+  let writing: Promise<void> = Promise.resolve();
 
   /** Writes the whole file to a temporary one beside it, then renames it over the last. */
   function flush(): Promise<void> {
@@ -147,7 +161,7 @@ export function createRecorder({ file, intervalMs = 5000, logger }: RecorderOpti
       changed = false;
       const temporary = `${file}.${process.pid}.tmp`;
       try {
-        await writeFile(temporary, text(), { mode: 0o600 });
+        await writeFile(temporary, fileText(file, recording), { mode: 0o600 });
         await rename(temporary, file);
       } catch (error) {
         changed = true;
@@ -163,12 +177,24 @@ export function createRecorder({ file, intervalMs = 5000, logger }: RecorderOpti
   changed = true;
   void flush();
   return {
-    answered,
+    answered: (operationId, status, body) => {
+      if (recording.answered(operationId, status, body)) changed = true;
+    },
     flush,
-    snapshot,
+    snapshot: () => recording.snapshot(),
     close: async () => {
       clearInterval(timer);
       await flush();
     },
+  };
+}
+
+/** The wrapper of the handler that gives `recorder` each answer that passed the check, once it is answered. */
+export function recordAnswers(recorder: Recorder): HandlerWrapper {
+  return (handler) => async (req, res, notes) => {
+    await handler(req, res, notes);
+    const { conforming, record } = notes;
+    if (conforming && record.operationId !== undefined)
+      recorder.answered(record.operationId, res.statusCode, conforming);
   };
 }

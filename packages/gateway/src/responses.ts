@@ -9,8 +9,7 @@ import type { Logger } from "@compute-api/runtime";
 import { decodeBody } from "./content-coding.js";
 import { upstreamContractError } from "./gateway-errors.js";
 import { clientResponseHeaders } from "./headers.js";
-import type { GatewayMetrics } from "./metrics.js";
-import type { GatewayTracing } from "./tracing.js";
+import type { RequestNotes } from "./request-notes.js";
 import type { UpstreamResponse } from "./upstream.js";
 import { responseTooLarge } from "./upstream-errors.js";
 
@@ -57,53 +56,44 @@ export interface ResponseOptions {
   /** The response limit, which a compressed body's decoded size counts against. */
   maxResponseBytes: number;
   contract: Contract;
-  metrics: GatewayMetrics;
   logger: Logger;
   ownsCors: boolean;
-  /** Told the check's verdict, when the gateway traces. */
-  checked?: GatewayTracing["checked"] | undefined;
-  /** Given each answer that passed the check, its body decoded, when the gateway records (`--record`). */
-  recorded?: ((operationId: string, status: number, body: Uint8Array) => void) | undefined;
 }
 
-/** Answers a request with its upstream response, as the validation mode says. */
+/** Answers a request with its upstream response, as the validation mode says, and notes the check's verdict. */
 export type Respond = (
   res: ServerResponse,
   method: string,
-  id: string,
   operationId: string,
   response: UpstreamResponse,
+  notes: RequestNotes,
 ) => void;
+
+/** The field a body decoded past the limit is named by. */
+const bodyField: readonly string[] = ["response.body"];
 
 /**
  * Creates the response path: the body is decoded (when compressed), parsed and checked against the spec (status,
- * media type, schema), and a conforming response goes out as its original bytes. A violation is counted and
- * logged by field and reason (never the values: a created key is a secret); `enforce` answers 502 instead,
- * `report` sends the response with `x-contract-violations`, `off` checks nothing and decodes nothing. A body whose
- * decoded size is over the limit is a 502 in every checking mode.
+ * media type, schema), and a conforming response goes out as its original bytes. A violation is logged by field
+ * and reason (never the values: a created key is a secret); `enforce` answers 502 instead, `report` sends the
+ * response with `x-contract-violations`, `off` checks nothing and decodes nothing. A body whose decoded size is
+ * over the limit is a 502 in every checking mode. The verdict, the fields at fault and a conforming body go into
+ * the request's notes.
  */
-export function createRespond({
-  mode,
-  maxResponseBytes,
-  contract,
-  metrics,
-  logger,
-  ownsCors,
-  checked,
-  recorded,
-}: ResponseOptions): Respond {
-  return (res, method, id, operationId, response) => {
+export function createRespond({ mode, maxResponseBytes, contract, logger, ownsCors }: ResponseOptions): Respond {
+  return (res, method, operationId, response, notes) => {
     if (mode === "off") {
-      checked?.(res, "not_checked");
+      notes.verdict = "not_checked";
       return deliver(res, response, method, ownsCors);
     }
     const decoded = decodeBody(response.headers["content-encoding"], response.body, maxResponseBytes);
     if ("tooLarge" in decoded) {
       logger.error(
-        { reqId: id, operationId, status: response.status },
+        { reqId: notes.record.id, operationId, status: response.status },
         "upstream response decodes past the response limit",
       );
-      checked?.(res, "failed", ["response.body"]);
+      notes.verdict = "failed";
+      notes.failedFields = bodyField;
       return sendError(res, responseTooLarge(maxResponseBytes));
     }
     const contentType = response.headers["content-type"];
@@ -112,18 +102,16 @@ export function createRespond({
       contentType: Array.isArray(contentType) ? contentType[0] : contentType,
       ...("violation" in decoded ? { body: response.body, unreadable: decoded.violation } : { body: decoded.bytes }),
     });
-    checked?.(
-      res,
-      violations.length === 0 ? "passed" : "failed",
-      violations.map((v) => v.field),
-    );
     if (violations.length === 0) {
-      if (recorded && "bytes" in decoded) recorded(operationId, response.status, decoded.bytes);
+      notes.verdict = "passed";
+      if ("bytes" in decoded) notes.conforming = decoded.bytes;
       return deliver(res, response, method, ownsCors);
     }
-    metrics.violations.inc({ direction: "response", operation_id: operationId });
+    notes.verdict = "failed";
+    notes.failedFields = violations.map((v) => v.field);
+    notes.violations = violations.length;
     logger.warn(
-      { reqId: id, operationId, status: response.status, violations },
+      { reqId: notes.record.id, operationId, status: response.status, violations },
       "upstream response breaks the contract",
     );
     if (mode === "enforce") return sendError(res, upstreamContractError(violations));

@@ -2,14 +2,19 @@
  * The backend connection: an undici keep-alive pool, one request per call, the whole response body collected
  * under a size limit and a deadline, and every fault turned into the error body's status. The request goes
  * through undici's dispatcher interface (a handler with callbacks) rather than its `request()` API, so that a
- * response is read without a Readable stream, an async iterator or an AbortController per request.
+ * response is read without a Readable stream, an async iterator or an AbortController per request. What else
+ * happens to a request on its way — the resend on a new connection (retry.ts), its metrics, its CLIENT span — is
+ * composed onto the pool as undici interceptors (`pool.compose(…)`).
  */
 import type { Readable } from "node:stream";
 import { ApiError } from "@compute-api/contract";
 import { buildConnector, type Dispatcher, Pool } from "undici";
 import type { Headers } from "./headers.js";
-import { markingConnector, type RetryReason, retryReason } from "./retry.js";
+import { markingConnector, resendOnNewConnection } from "./retry.js";
+import type { UpstreamDispatch, UpstreamDispatchFunction, UpstreamInterceptor } from "./upstream-dispatch.js";
 import { faultError, responseTooLarge } from "./upstream-errors.js";
+
+export type { UpstreamDispatch, UpstreamInterceptor } from "./upstream-dispatch.js";
 
 /** One request to the backend. */
 export interface UpstreamRequest {
@@ -18,8 +23,9 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string | string[]>;
   body?: Buffer | Readable | undefined;
-  /** Called before the request is sent again on a new connection (see `retryReason`). */
-  onRetry?: ((reason: RetryReason, error: unknown) => void) | undefined;
+  /** The operation the request was routed to, and its route template; neither for a request forwarded unvalidated. */
+  operationId?: string | undefined;
+  route?: string | undefined;
 }
 
 /** A complete backend response. */
@@ -27,8 +33,6 @@ export interface UpstreamResponse {
   status: number;
   headers: Headers;
   body: Buffer;
-  /** From sending the request to the last byte of the body. */
-  seconds: number;
 }
 
 /** A request on its way: its response, and a way to abandon it when the caller goes away. */
@@ -60,14 +64,111 @@ export interface UpstreamOptions {
   keepAliveTimeoutMs: number;
 }
 
+/** What is composed onto the pool: undici interceptors, each list innermost first (as `compose` takes them). */
+export interface UpstreamInterceptors {
+  /** Around each attempt: the first, and a resend on a new connection. */
+  attempt?: UpstreamInterceptor[];
+  /** Around a resend only. */
+  resend?: UpstreamInterceptor[];
+  /** Around the whole exchange, a resend included. */
+  exchange?: UpstreamInterceptor[];
+}
+
 /** The caller disconnected before the backend answered; there is nobody to answer. */
 export class CallerGone extends Error {
   override readonly name = "CallerGone";
 }
 
-/** Creates the pool for the upstream URL. */
-export function createUpstream(url: URL, options: UpstreamOptions): Upstream {
+/** The deadline of an exchange has passed. */
+const expire = (exchange: PendingExchange) => exchange.expire();
+
+/** One exchange: the handler that collects the response under the limit and within the deadline. */
+class PendingExchange implements Exchange, Dispatcher.DispatchHandler {
+  readonly response: Promise<UpstreamResponse>;
+  private resolve!: (response: UpstreamResponse) => void;
+  private reject!: (error: Error) => void;
+  private controller: Dispatcher.DispatchController | undefined = undefined;
+  /** Why the exchange was stopped (the caller went away, the deadline), applied to an attempt not started yet. */
+  private stop: Error | undefined = undefined;
+  private timedOut = false;
+  private readonly timer: NodeJS.Timeout;
+  private status = 0;
+  private headers: Headers = {};
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly maxResponseBytes: number,
+  ) {
+    this.response = new Promise<UpstreamResponse>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.timer = setTimeout(expire, timeoutMs, this);
+  }
+
+  abort(): void {
+    this.halt(new CallerGone("the caller disconnected"));
+  }
+
+  expire(): void {
+    this.timedOut = true;
+    this.halt(new Error("deadline"));
+  }
+
+  private halt(reason: Error): void {
+    this.stop ??= reason;
+    this.controller?.abort(reason);
+  }
+
+  /** What a failure is answered as: the gateway's own ApiError and CallerGone as they are, any other mapped. */
+  faultOf(error: unknown): Error {
+    if (error instanceof ApiError || error instanceof CallerGone) return error;
+    return faultError(error, this.timeoutMs, this.timedOut);
+  }
+
+  private tooLarge(): Error {
+    return responseTooLarge(this.maxResponseBytes);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.stop) controller.abort(this.stop);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: Headers): void {
+    this.status = status;
+    this.headers = headers;
+    if (Number(headers["content-length"]) > this.maxResponseBytes) controller.abort(this.tooLarge());
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size > this.maxResponseBytes) controller.abort(this.tooLarge());
+    else this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    clearTimeout(this.timer);
+    const { chunks, size } = this;
+    this.resolve({
+      status: this.status,
+      headers: this.headers,
+      body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size),
+    });
+  }
+
+  onResponseError(_controller: unknown, error: Error): void {
+    clearTimeout(this.timer);
+    this.reject(this.faultOf(error));
+  }
+}
+
+/** Creates the pool for the upstream URL, with `interceptors` composed onto it. */
+export function createUpstream(url: URL, options: UpstreamOptions, interceptors: UpstreamInterceptors = {}): Upstream {
   const { timeoutMs, maxResponseBytes, keepAliveTimeoutMs } = options;
+  const { attempt = [], resend = [], exchange = [] } = interceptors;
   const connect = markingConnector(buildConnector({}));
   const pool = new Pool(url.origin, {
     connections: options.connections,
@@ -79,7 +180,7 @@ export function createUpstream(url: URL, options: UpstreamOptions): Upstream {
     keepAliveTimeoutThreshold: 1000,
     connect,
   });
-  // Retries go on a connection of their own (pipelining 0: one request, then closed), not on another idle
+  // Resends go on a connection of their own (pipelining 0: one request, then closed), not on another idle
   // connection of the pool, which the backend may have closed at the same moment as the first.
   const fresh = new Pool(url.origin, {
     connections: options.connections,
@@ -88,75 +189,33 @@ export function createUpstream(url: URL, options: UpstreamOptions): Upstream {
     pipelining: 0,
     connect,
   });
+  const compose = (dispatcher: Pool, layers: UpstreamInterceptor[]) =>
+    dispatcher.compose(...(layers as Dispatcher.DispatcherComposeInterceptor[])).dispatch as UpstreamDispatchFunction;
+  const dispatch = compose(pool, [
+    ...attempt,
+    resendOnNewConnection(compose(fresh, [...attempt, ...resend])),
+    ...exchange,
+  ]);
   const basePath = url.pathname.replace(/\/+$/, "");
 
-  const tooLarge = () => responseTooLarge(maxResponseBytes);
-
   function send(request: UpstreamRequest): Exchange {
-    const started = process.hrtime.bigint();
-    let controller: Dispatcher.DispatchController | undefined;
-    let stop: Error | undefined;
-    let timedOut = false;
-    const abort = (reason: Error) => {
-      stop ??= reason;
-      controller?.abort(reason);
+    const exchange = new PendingExchange(timeoutMs, maxResponseBytes);
+    const options: UpstreamDispatch = {
+      method: request.method as Dispatcher.HttpMethod,
+      path: basePath + request.url,
+      headers: request.headers,
+      body: request.body ?? null,
+      operationId: request.operationId,
+      route: request.route,
+      exchange,
+      resend: undefined,
     };
-    let status = 0;
-    let retried = false;
-    let headers: Headers = {};
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const response = new Promise<UpstreamResponse>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        timedOut = true;
-        abort(new Error("deadline"));
-      }, timeoutMs);
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart(c) {
-          controller = c;
-          if (stop) c.abort(stop);
-        },
-        onResponseStart(c, statusCode, responseHeaders) {
-          status = statusCode;
-          headers = responseHeaders as Headers;
-          if (Number(responseHeaders["content-length"]) > maxResponseBytes) c.abort(tooLarge());
-        },
-        onResponseData(c, chunk) {
-          size += chunk.length;
-          if (size > maxResponseBytes) c.abort(tooLarge());
-          else chunks.push(chunk);
-        },
-        onResponseEnd() {
-          clearTimeout(timer);
-          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-          resolve({ status, headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), seconds });
-        },
-        onResponseError(_c, error) {
-          // Sent again once, on a new connection, when a reused one was closed under it before any response.
-          const reason = retried || status !== 0 || stop ? undefined : retryReason(request.method, request.body, error);
-          if (reason) {
-            retried = true;
-            request.onRetry?.(reason, error);
-            return dispatch(fresh);
-          }
-          clearTimeout(timer);
-          if (error instanceof ApiError || error instanceof CallerGone) reject(error);
-          else reject(faultError(error, timeoutMs, timedOut));
-        },
-      };
-      const dispatch = (dispatcher: Pool) =>
-        void dispatcher.dispatch(
-          {
-            method: request.method as Dispatcher.HttpMethod,
-            path: basePath + request.url,
-            headers: request.headers,
-            body: request.body ?? null,
-          },
-          handler,
-        );
-      dispatch(pool);
-    });
-    return { response, abort: () => abort(new CallerGone("the caller disconnected")) };
+    try {
+      dispatch(options, exchange);
+    } catch (error) {
+      exchange.onResponseError(undefined, error as Error);
+    }
+    return exchange;
   }
 
   async function ping(): Promise<boolean> {

@@ -47,32 +47,35 @@ afterEach(async () => {
   for (const item of open.splice(0)) await item.close();
 });
 
+/** The reason of each resend the upstreams of a test sent, as an interceptor of resends sees them. */
+const resends: RetryReason[] = [];
+
 async function upstreamFor(url: string, keepAliveTimeoutMs = 1000): Promise<Upstream> {
-  const upstream = createUpstream(new URL(url), {
-    timeoutMs: 2000,
-    maxResponseBytes: 1 << 20,
-    connections: 4,
-    keepAliveTimeoutMs,
-  });
+  const upstream = createUpstream(
+    new URL(url),
+    { timeoutMs: 2000, maxResponseBytes: 1 << 20, connections: 4, keepAliveTimeoutMs },
+    {
+      resend: [
+        (dispatch) => (options, handler) => {
+          if (options.resend) resends.push(options.resend.reason);
+          return dispatch(options, handler);
+        },
+      ],
+    },
+  );
   open.push(upstream);
   return upstream;
 }
 
 /** Sends one request and records the retries it took. */
 async function send(upstream: Upstream, method: string, body?: Buffer) {
-  const retries: RetryReason[] = [];
-  const exchange = upstream.send({
-    method,
-    url: "/v1/resources/search?query=a",
-    headers: {},
-    body,
-    onRetry: (reason) => retries.push(reason),
-  });
+  const before = resends.length;
+  const exchange = upstream.send({ method, url: "/v1/resources/search?query=a", headers: {}, body });
   const outcome = await exchange.response.then(
     (response) => response.status,
     (error: unknown) => error,
   );
-  return { outcome, retries };
+  return { outcome, retries: resends.slice(before) };
 }
 
 describe("a request on a reused connection that the backend closes", () => {
