@@ -339,6 +339,36 @@ describe("installed from the tarballs into an empty project", () => {
     expect(version?.stdout.trim()).toBe("1.0.0");
   });
 
+  it("the client's and the server kit's first snippets type-check in a project set up as their READMEs say", async () => {
+    const files: string[] = [];
+    let tsconfig: string | undefined;
+    for (const name of ["client", "server"]) {
+      const readme = readFileSync(join(consumer, `node_modules/@compute-api/${name}/README.md`), "utf8");
+      // The README's tsconfig.json, and the first TypeScript snippet after it.
+      const setup = /```json tsconfig\.json\n([\s\S]*?)```/.exec(readme);
+      const snippet = setup && /```ts\n([\s\S]*?)```/.exec(readme.slice(setup.index));
+      expect(setup, `${name}'s README gives a tsconfig.json`).not.toBeNull();
+      expect(snippet, `${name}'s README has a snippet after it`).not.toBeNull();
+      if (tsconfig !== undefined) expect(setup?.[1], "the two READMEs give one tsconfig.json").toBe(tsconfig);
+      tsconfig = setup?.[1] ?? "";
+      writeFileSync(join(consumer, `readme-${name}.ts`), snippet?.[1] ?? "");
+      files.push(`readme-${name}.ts`);
+    }
+    const { compilerOptions } = JSON.parse(tsconfig ?? "{}") as { compilerOptions: Record<string, unknown> };
+    writeFileSync(
+      join(consumer, "tsconfig.readme.json"),
+      JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, files }),
+    );
+    const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+    const result = await run(process.execPath, [tsc, "-p", "tsconfig.readme.json"], { cwd: consumer }).then(
+      () => "",
+      (error: { stdout: string }) => error.stdout,
+    );
+    // The consumer's package.json says "type": "module", as the READMEs ask.
+    expect(JSON.parse(readFileSync(join(consumer, "package.json"), "utf8")).type).toBe("module");
+    expect(result).toBe("");
+  }, 300_000);
+
   // The two resolutions side by side: each is a tsc process of its own.
   it.concurrent.each(["nodenext", "bundler"])(
     "a strict TypeScript consumer type-checks with skipLibCheck off and %s resolution",
