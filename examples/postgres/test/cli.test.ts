@@ -87,21 +87,23 @@ describe("compute-postgres", () => {
     const version = await run("--version");
     expect([version.exitCode, version.out.trim()]).toEqual([0, "1.0.0"]);
     const { out } = await run("--help");
-    expect(out).toMatch(/-p, --port <port>[\s\S]*\(default: 4011;\s+env: PORT\)/);
+    expect(out).toMatch(/-p, --port <port>[\s\S]*\(default: 4011;\s+env: COMPUTE_POSTGRES_PORT\)/);
+    expect(out).toMatch(/--database-url <url>[\s\S]*env:\s+COMPUTE_POSTGRES_DATABASE_URL\)/);
     expect(out).toMatch(/Examples:\n {2}\$ compute-postgres/);
-    expect(out).toMatch(/Exit status:\n {2}0 {2}.*\n {2}1 {2}.*\n {2}2 {2}.*DATABASE_URL/);
+    expect(out).toMatch(/Exit status:\n {2}0 {2}.*\n {2}1 {2}.*\n {2}2 {2}.*--database-url/);
   });
 
-  it("refuses a DATABASE_URL that is not a postgres:// URL with one line naming it, and 2", async () => {
-    process.env.DATABASE_URL = "mysql://me:secret@db.example/compute";
+  it("refuses a database URL that is not a postgres:// URL as every usage error is worded, password hidden, and 2", async () => {
+    process.env.COMPUTE_POSTGRES_DATABASE_URL = "mysql://me:secret@db.example/compute";
     try {
       const { exitCode, err } = await run("--port", "0");
       expect(exitCode).toBe(2);
       expect(err).toBe(
-        "compute-postgres: DATABASE_URL must be a postgres:// or postgresql:// URL, such as postgres://me@localhost:5432/compute\n",
+        'error: COMPUTE_POSTGRES_DATABASE_URL must be a postgres:// or postgresql:// URL, such as postgres://me@localhost:5432/compute; got "mysql://***@db.example/compute"\n' +
+          "(run compute-postgres --help for the options)\n",
       );
     } finally {
-      delete process.env.DATABASE_URL;
+      delete process.env.COMPUTE_POSTGRES_DATABASE_URL;
     }
   });
 

@@ -16,13 +16,14 @@ import {
   parseSearchQuery,
   permissionDenied,
 } from "@compute-api/server";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { runCli } from "../src/cli.js";
 import { runConformance } from "../src/run.js";
 import { naiveKey, startNaiveBackend } from "./naive-backend.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "compute-conformance-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterEach(() => vi.unstubAllEnvs());
 
 /** Runs the command and collects what it prints, and how long it took. */
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string; ms: number }> {
@@ -45,7 +46,8 @@ async function closedPort(): Promise<number> {
 describe("a run that cannot be made", () => {
   it("stops at once when nothing listens: one line, exit 1, no report, nothing shrunk", async () => {
     const port = await closedPort();
-    const { code, out, err, ms } = await run("--base-url", `http://127.0.0.1:${port}`, "--api-key", "k");
+    vi.stubEnv("COMPUTE_API_KEY", "k");
+    const { code, out, err, ms } = await run("--base-url", `http://127.0.0.1:${port}`);
     expect(code).toBe(1);
     expect(err).toBe(
       `compute-conformance: no answer to a search: connect ECONNREFUSED 127.0.0.1:${port}; nothing was checked\n`,
@@ -55,9 +57,8 @@ describe("a run that cannot be made", () => {
   });
 
   it("stops at once when the host does not resolve", async () => {
-    const { code, err } = await run(
-      ...["--base-url", "http://conformance-no-such-host.invalid", "--api-key", "k", "--timeout-ms", "3000"],
-    );
+    vi.stubEnv("COMPUTE_API_KEY", "k");
+    const { code, err } = await run("--base-url", "http://conformance-no-such-host.invalid", "--timeout-ms", "3000");
     expect(code).toBe(1);
     // Where no resolver answers at all, the lookup outlasts the timeout: the socket is still connecting.
     expect(err).toMatch(
@@ -68,7 +69,8 @@ describe("a run that cannot be made", () => {
   it("stops at once when search is not at the base URL (404)", async () => {
     const backend = await startNaiveBackend();
     try {
-      const { code, err } = await run("--base-url", `${backend.url}/api`, "--api-key", naiveKey);
+      vi.stubEnv("COMPUTE_API_KEY", naiveKey);
+      const { code, err } = await run("--base-url", `${backend.url}/api`);
       expect(code).toBe(1);
       expect(err).toMatch(
         /^compute-conformance: the backend answered 404 to a search .* is the base URL the interface's root, with its path prefix if any\? Nothing was checked\n$/,
@@ -95,7 +97,8 @@ describe("--writes that cannot be made", () => {
     ],
   ])("says what to change for %s, and writes nothing", async (_name, flags, message) => {
     backend ??= await startNaiveBackend();
-    const { code, err } = await run("--base-url", backend.url, "--api-key", naiveKey, "--writes", ...flags);
+    vi.stubEnv("COMPUTE_API_KEY", naiveKey);
+    const { code, err } = await run("--base-url", backend.url, "--writes", ...flags);
     expect(code).toBe(1);
     expect(err).toMatch(message);
     expect(err.trim().split("\n")).toHaveLength(1);

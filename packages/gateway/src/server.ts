@@ -1,7 +1,7 @@
 /** Starting compute-gateway from its command line: one process, or a node:cluster primary and its workers. */
 import cluster from "node:cluster";
 import type { Server } from "node:http";
-import { packageVersion, parseOrExit } from "@compute-api/contract/cli";
+import { packageVersion, parseOrExit, processIo } from "@compute-api/contract/cli";
 import { createLogger, drainable, flushStdoutLog, type Logger, onShutdownSignal } from "@compute-api/contract/http";
 import { startTracing } from "@compute-api/contract/tracing";
 import { type Tracer, trace } from "@opentelemetry/api";
@@ -77,7 +77,9 @@ export async function serve(config: CliConfig, logger: Logger, tracer?: Tracer):
 
 /** The compute-gateway command: parses the arguments, then serves (as a cluster with --workers above 1). */
 export async function main(args: string[]): Promise<void> {
-  const config = parseOrExit(() => parseCommandLine(args));
+  // A worker parses the same command line as its primary, which has said what there was to say of it already.
+  const io = cluster.isWorker ? { ...processIo, stderr: () => {} } : processIo;
+  const config = parseOrExit(() => parseCommandLine(args, io));
   if (!config) return;
   const logger = createLogger({ level: config.logLevel });
   if (config.workers > 1 && cluster.isPrimary) {

@@ -8,8 +8,6 @@ export { startCommandTracing } from "./cli/command-tracing.js";
 export { type ListeningOptions, listeningLines, type StartKey } from "./cli/listening-lines.js";
 export { type DrainingServer, type DrainTimes, drainTimesOf, runUntilSignal } from "./cli/run-until-signal.js";
 export {
-  apiKey,
-  apiKeyEnv,
   parseServerFlags,
   type ServerCommandOptions,
   type ServerFlags,

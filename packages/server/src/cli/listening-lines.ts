@@ -1,7 +1,6 @@
 /** What a server's command prints once it listens: where, the first user's key, and a curl line that works. */
-import { envSourceOf } from "@compute-api/contract/cli";
+import { envSourceOf, sharedVariables } from "@compute-api/contract/cli";
 import type { Command } from "commander";
-import { apiKeyEnv } from "./server-command.js";
 
 /**
  * The first user's key at this start: `given` by --api-key or a variable; `new`, made now and printed (`lasts`
@@ -26,7 +25,7 @@ export interface ListeningOptions {
 
 /** The lines, each ending in a newline. The key itself is printed only when the command made it. */
 export function listeningLines(command: Command, { name, url, about, user, key }: ListeningOptions): string {
-  const setOne = `set one with --api-key or ${apiKeyEnv}`;
+  const setOne = `set one with --api-key or ${sharedVariables["--api-key"]}`;
   const env = envSourceOf(command, "apiKey");
   const keyLine =
     user === undefined
