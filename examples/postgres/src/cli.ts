@@ -124,7 +124,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       url: server.url,
       about: `data: ${server.database.description}`,
       user: firstKey?.user,
-      key: startKey(firstKey),
+      key: startKey(firstKey, flags.databaseUrl === undefined && flags.pgliteDir === undefined),
     }),
   );
   return { exitCode: 0, server, shutdown: drainTimesOf(flags) };
@@ -132,9 +132,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
 
 /**
  * This command's key at start: not new at each start as the stub's, but only when the database holds none, so
- * that replicas on one database keep each other's key.
+ * that replicas on one database keep each other's key. In memory, nothing outlives the process: the key neither.
  */
-function startKey(firstKey: FirstKey | undefined): StartKey {
+function startKey(firstKey: FirstKey | undefined, inMemory: boolean): StartKey {
+  if (firstKey?.outcome === "new" && inMemory)
+    return {
+      outcome: "new",
+      key: firstKey.key,
+      lasts: "new at each start: the data is in memory and gone at exit; --pglite-dir or --database-url keeps it",
+    };
   if (firstKey?.outcome === "new")
     return { outcome: "new", key: firstKey.key, lasts: "new: the database held none; later starts keep it" };
   if (firstKey?.outcome === "kept")

@@ -1,4 +1,7 @@
-/** What a server's command prints once it listens: where, the first user's key, and a curl line that works. */
+/**
+ * What a server's command prints once it listens: where, the first user's key, a curl line that works, and how to
+ * stop it.
+ */
 import { envSourceOf, sharedVariables } from "@compute-api/contract/cli";
 import type { Command } from "commander";
 
@@ -23,7 +26,10 @@ export interface ListeningOptions {
   key: StartKey;
 }
 
-/** The lines, each ending in a newline. The key itself is printed only when the command made it. */
+/**
+ * The lines, each ending in a newline. The key itself is printed only when the command made it. The last says how
+ * to stop the server, with its process id: whatever started it (`npm start`, a script) is not what to stop.
+ */
 export function listeningLines(command: Command, { name, url, about, user, key }: ListeningOptions): string {
   const setOne = `set one with --api-key or ${sharedVariables["--api-key"]}`;
   const env = envSourceOf(command, "apiKey");
@@ -42,6 +48,7 @@ export function listeningLines(command: Command, { name, url, about, user, key }
     keyLine,
     "Try it:",
     `  curl -H "Authorization: Bearer ${shown}" "${url}/v1/resources/search?query=train"`,
+    `Stop it with Ctrl-C, or: kill ${process.pid} (it drains first)`,
     "",
   ].join("\n");
 }
