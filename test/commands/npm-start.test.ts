@@ -5,11 +5,10 @@
  * reaches it and it drains. Runs the stub of dist/, as `npm start` does.
  */
 import { spawn } from "node:child_process";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { isRunning } from "@compute-api/test-support";
 import { afterAll, expect, it } from "vitest";
-import { accepts } from "./support.js";
+import { accepts, until } from "./support.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const left: number[] = [];
@@ -21,12 +20,6 @@ afterAll(() => {
       // gone
     }
 });
-
-/** Polls `check` every 200 ms until it holds, at most `ms` (a bound for a busy machine, not a measure of speed). */
-async function until(check: () => boolean | Promise<boolean>, ms = 60_000): Promise<boolean> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(200)) if (await check()) return true;
-  return check();
-}
 
 it("a stub started with `npm start` stops when npm is killed by its process id (SIGTERM), and frees its port", async () => {
   const npm = spawn("npm", ["start", "--", "--port", "0", "--log-level", "silent"], {

@@ -64,6 +64,12 @@ export async function run(
   return { code, stdout: running.stdout(), stderr: running.stderr() };
 }
 
+/** Polls `check` every 200 ms until it holds, at most `ms` (a bound for a busy machine, not a measure of speed). */
+export async function until(check: () => boolean | Promise<boolean>, ms = 60_000): Promise<boolean> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(200)) if (await check()) return true;
+  return check();
+}
+
 /** Whether something accepts a connection on 127.0.0.1:`port`. */
 export function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {

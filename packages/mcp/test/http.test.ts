@@ -134,6 +134,19 @@ describe("the command line", () => {
     );
   });
 
+  it.each<[string, string, Partial<ReturnType<typeof parseCommandLine>>]>([
+    ["PORT", "4444", { port: 4444 }],
+    ["HOST", "localhost", { host: "localhost" }],
+    ["TIMEOUT_MS", "1500", { timeoutMs: 1500 }],
+    ["SHUTDOWN_GRACE", "1234", { shutdownGraceMs: 1234 }],
+    ["SHUTDOWN_TIMEOUT", "5678", { shutdownTimeoutMs: 5678 }],
+  ])("still reads %s, with one deprecation line", (name, value, want) => {
+    Object.assign(process.env, { COMPUTE_API_KEY: "cak_x", [name]: value });
+    err = "";
+    expect(parseCommandLine(["--base-url", "http://127.0.0.1:4010"], io)).toMatchObject(want);
+    expect(err).toBe(`compute-mcp: ${name} is deprecated; use COMPUTE_MCP_${name}\n`);
+  });
+
   it("still reads --allowed-origins, ALLOWED_ORIGINS and MCP_AUTH_TOKEN, each with one deprecation line", () => {
     Object.assign(process.env, {
       COMPUTE_API_KEY: "cak_x",

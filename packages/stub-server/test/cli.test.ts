@@ -312,6 +312,46 @@ describe("compute-stub speaks the commands' common language", () => {
     expect([res.status, res.headers.get("access-control-allow-origin")]).toEqual([200, "https://flag.example"]);
   });
 
+  it("still reads every old unprefixed variable, with one deprecation line each", async () => {
+    const old = {
+      PORT: "0",
+      CORS_ORIGINS: "https://old.example",
+      COMPUTE_ADMIN_TOKEN: "an-old-admin-token",
+      SHUTDOWN_GRACE: "1234",
+      SHUTDOWN_TIMEOUT: "5678",
+    };
+    for (const [name, value] of Object.entries(old)) vi.stubEnv(name, value);
+    const { err, stub, shutdown } = await run("--log-level", "silent", "--api-key", "cak_old-names");
+    // One line for each, in whatever order the command reads them.
+    expect(
+      err
+        .split("\n")
+        .filter((line) => line.includes("deprecated"))
+        .sort(),
+    ).toEqual(
+      Object.keys(old)
+        .map((name) => `compute-stub: ${name} is deprecated; use COMPUTE_STUB_${name.replace("COMPUTE_", "")}`)
+        .sort(),
+    );
+    const url = stub?.url ?? "";
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:(?!4010)\d+$/);
+    expect(shutdown).toEqual({ graceMs: 1234, timeoutMs: 5678 });
+    const res = await fetch(`${url}/v1/resources/search?query=a`, {
+      headers: { authorization: "Bearer cak_old-names", origin: "https://old.example" },
+    });
+    expect(res.headers.get("access-control-allow-origin")).toBe("https://old.example");
+    expect((await fetch(`${url}/__stub/`)).status).toBe(401);
+  });
+
+  it("still reads HOST, with a deprecation line: an address of no interface here fails its start", async () => {
+    vi.stubEnv("HOST", "192.0.2.1");
+    const { exitCode, err } = await run("--port", "0", "--log-level", "silent", "--no-admin");
+    expect(exitCode).toBe(1);
+    expect(err).toMatch(
+      /^compute-stub: HOST is deprecated; use COMPUTE_STUB_HOST\ncompute-stub: cannot start: .*192\.0\.2\.1/,
+    );
+  });
+
   it("prefers the new variable to the old one", async () => {
     vi.stubEnv("STUB_API_KEY", "cak_old-name");
     vi.stubEnv("COMPUTE_API_KEY", "cak_new-name");
