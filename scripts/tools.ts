@@ -12,12 +12,11 @@ export const specEntry = path.join(root, "openapi", "openapi.yaml");
 /** Where the committed, generated artefacts live. */
 export const generatedDir = path.join(root, "generated");
 
-// Redocly CLI and Optic send telemetry and print update notices unless told not to; none of that is wanted.
+// Redocly CLI sends telemetry and prints update notices unless told not to; none of that is wanted.
 const quietEnv = {
   ...process.env,
   REDOCLY_TELEMETRY: "off",
   REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
-  OPTIC_TELEMETRY_LEVEL: "off",
   NO_COLOR: "1",
 };
 

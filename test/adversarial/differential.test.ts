@@ -23,9 +23,9 @@ import {
   sendBytes,
   toRawRequest,
 } from "@compute-api/conformance/testing";
-import { createLogger } from "@compute-api/contract/http";
-import { parseQueryString } from "@compute-api/contract/internal";
+import { parseQueryString } from "@compute-api/contract";
 import { createGateway } from "@compute-api/gateway";
+import { createLogger } from "@compute-api/runtime";
 import { createContractValidator, errorHandler } from "@compute-api/server/validator";
 import { createStubHandlers } from "@compute-api/stub-server/msw";
 import { listenLocal } from "@compute-api/test-support";

@@ -133,15 +133,15 @@ describe.each<TargetName>(["stub", "gateway"])("request headers, %s", (targetNam
     },
   );
 
-  it("a 12 KiB Prefer of escaped quotes is answered 400 naming the header, at once", async () => {
-    const started = performance.now();
+  it("a 12 KiB Prefer of escaped quotes is answered 400 naming the header and its length limit, unparsed", async () => {
     const answer = await send(
       target.url,
       withHeader(jsonRequest("GET", search, target.keys.alice), "prefer", `code=503, x="${'\\"'.repeat(6 * 1024)}`),
     );
-    expect(performance.now() - started).toBeLessThan(1000);
     expectNoProblems(errorBodyProblems(answer, [400]), answer, "12 KiB Prefer");
     expect(answer.text).toContain("header.prefer");
+    // Refused for its length before any parse (the parse's own growth is faults.test.ts's).
+    expect(answer.text).toContain(String(maxPreferLength));
   });
 
   it("header values are drawn long and hostile, not only short", () => {

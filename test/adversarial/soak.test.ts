@@ -20,4 +20,4 @@ it("a short soak: no 5xx, answers as the oracle says, no lost writes, every crea
     "gateway searchResources",
     "gateway updateClusterMachine",
   ]);
-}, 60_000);
+}, 180_000);

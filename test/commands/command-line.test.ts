@@ -7,7 +7,7 @@
  */
 import { createComputeClient } from "@compute-api/client";
 import { baseUrlProblem } from "@compute-api/client/base-url";
-import { variableOf } from "@compute-api/contract/cli";
+import { variableOf } from "@compute-api/runtime/cli";
 import { freePort } from "@compute-api/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CommandName, commands, humanLines, killStarted, listening, run, start, until } from "./support.js";

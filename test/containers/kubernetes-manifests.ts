@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { variableOf } from "@compute-api/contract/cli";
+import { variableOf } from "@compute-api/runtime/cli";
 import type { IDeployment } from "kubernetes-models/apps/v1";
 import type { IContainer, IService } from "kubernetes-models/v1";
 import { parseAllDocuments, parse as parseYaml } from "yaml";

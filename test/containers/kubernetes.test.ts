@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { variableOf } from "@compute-api/contract/cli";
 import { defaults as gatewayDefaults } from "@compute-api/gateway";
+import { variableOf } from "@compute-api/runtime/cli";
 import { freePort } from "@compute-api/test-support";
 import { buildImages, podman, skipWithoutPodman } from "@compute-api/test-support/podman";
 import { type Postgres, skipWithoutPostgres, startPostgres } from "@compute-api/test-support/postgres";
@@ -376,7 +376,7 @@ describe("deploy/kubernetes, as kubectl apply -k takes it", () => {
         command.child.kill("SIGTERM");
         expect(await command.exited, command.output()).toBe(0);
       }
-    }, 60_000);
+    }, 180_000);
   });
 });
 
@@ -493,7 +493,7 @@ describe.skipIf(skipWithoutPodman() || skipWithoutPostgres())("deploy/kubernetes
     for (const secret of Object.values(secrets)) await podman(["secret", "rm", secret], { allowFailure: true });
     rmSync(variantFile, { force: true });
     await postgres?.close();
-  }, 120_000);
+  }, 360_000);
 
   const containerName = (deployment: IDeployment) => `${name(deployment)}-${run}-pod-0-${containerOf(deployment).name}`;
 
@@ -525,7 +525,7 @@ describe.skipIf(skipWithoutPodman() || skipWithoutPostgres())("deploy/kubernetes
         String(deployment.spec?.template.spec?.securityContext?.runAsUser),
       );
     },
-    180_000,
+    540_000,
   );
 
   it("the gateway serves the stub's data with the key from its Secret; the Postgres example serves from PostgreSQL", async () => {
@@ -565,7 +565,7 @@ describe.skipIf(skipWithoutPodman() || skipWithoutPostgres())("deploy/kubernetes
     } finally {
       await client.end();
     }
-  }, 60_000);
+  }, 180_000);
 
   it("podman kube down stops them: each drains on SIGTERM, well before podman's kill", async () => {
     const pods = deployments.map((d) => `${name(d)}-${run}-pod-0`);
@@ -579,5 +579,5 @@ describe.skipIf(skipWithoutPodman() || skipWithoutPostgres())("deploy/kubernetes
       expect(await probe(`http://127.0.0.1:${port}/healthz`)).toBe("ECONNREFUSED");
     // podman stops a container with SIGTERM, then SIGKILL after 10 s (4.3 does not take terminationGracePeriodSeconds).
     expect(took).toBeLessThan(10_000);
-  }, 90_000);
+  }, 270_000);
 });

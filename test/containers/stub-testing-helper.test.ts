@@ -28,7 +28,7 @@ describe.skipIf(skipWithoutPodman())("the stub's test helper against the stub's 
   }, buildBound);
   afterAll(async () => {
     await container?.remove();
-  }, 60_000);
+  }, 180_000);
 
   it("resets, snapshots, restores and reads the journal of the container's stub", async () => {
     const stub = connectStub(container?.url ?? "", { apiKey, adminToken });

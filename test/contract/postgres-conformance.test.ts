@@ -6,8 +6,8 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { runCli } from "@compute-api/conformance";
-import { createLogger } from "@compute-api/contract/http";
 import { createGateway, type Gateway } from "@compute-api/gateway";
+import { createLogger } from "@compute-api/runtime";
 import { skipWithoutPostgres } from "@compute-api/test-support/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend, RunningBackend } from "./support/contract-suite.js";

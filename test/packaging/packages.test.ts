@@ -104,8 +104,8 @@ function start(args: string[], until: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = "";
     const timer = setTimeout(
-      () => reject(new Error(`${args[0]} printed nothing like ${until} within 30 s:\n${output}`)),
-      30_000,
+      () => reject(new Error(`${args[0]} printed nothing like ${until} within 120 s:\n${output}`)),
+      120_000,
     );
     const check = (chunk: Buffer) => {
       output += chunk.toString();
@@ -169,7 +169,7 @@ async function installTarballs(dir: string, names: readonly string[]): Promise<(
 
 beforeAll(async () => {
   packed = await installTarballs(consumer, workspaces);
-}, 180_000);
+}, 540_000);
 
 /** Whether any process of the group led by `pid` is still running. */
 function groupAlive(pid: number): boolean {
@@ -199,7 +199,7 @@ async function endChildren(): Promise<void> {
     child.pid === undefined ? [] : [{ pid: child.pid, command: child.spawnargs.slice(2, 3).join(" ") }],
   );
   for (const { pid } of groups) signalGroup(pid, "SIGTERM");
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   while (groups.some(({ pid }) => groupAlive(pid)) && Date.now() < deadline) await sleep(100);
   const lingering = groups.filter(({ pid }) => groupAlive(pid));
   for (const { pid } of lingering) signalGroup(pid, "SIGKILL");
@@ -218,7 +218,7 @@ afterAll(async () => {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-}, 30_000);
+}, 120_000);
 
 describe("the tarballs", () => {
   it.each(workspaces)(
@@ -265,7 +265,7 @@ describe("npm run pack", () => {
       { cwd: alone },
     );
     expect(stdout.trim()).toBe("function");
-  }, 120_000);
+  }, 360_000);
 
   it("refuses a name that is no package, naming the ones there are", async () => {
     const failure = await run("npx", ["tsx", "scripts/pack.ts", "clinet"], { cwd: root }).catch((e) => e);

@@ -24,10 +24,13 @@ import {
   startLoggedStub,
 } from "./support.js";
 
-/** How long each request in flight still runs when the first signal comes: well past the second. */
-const slowMs = 1500;
+/**
+ * How long each request in flight runs: decisively past the second signal (sent once the server has them, and
+ * 200 ms after the first), however busy the machine.
+ */
+const slowMs = 6000;
 /** Short, for a fast test; the connections of the requests in flight close with their answers anyway. */
-const drainFlags = ["--shutdown-grace", "500", "--shutdown-timeout", "10000"];
+const drainFlags = ["--shutdown-grace", "500", "--shutdown-timeout", "30000"];
 
 /** What happened to a process and its requests in flight across the two signals. */
 interface Run {
@@ -42,8 +45,16 @@ interface Run {
 /**
  * Sends `count` slow requests to `base` on keep-alive connections (GETs and PATCHes in turn, or PATCHes only when
  * the upload is the slow part), then, once the server has them, SIGTERM twice to the process group of `running`.
+ * `arrived` counts the requests that reached the backend behind it, when the test can see it (a gateway's);
+ * otherwise the server is given 1.5 s to accept their connections.
  */
-async function twoSignalsWhileBusy(running: CommandProcess, base: string, slow: CallOptions, count = 4): Promise<Run> {
+async function twoSignalsWhileBusy(
+  running: CommandProcess,
+  base: string,
+  slow: CallOptions,
+  arrived?: () => number,
+  count = 4,
+): Promise<Run> {
   const agent = new Agent({ connections: count, keepAliveTimeout: 60_000 });
   let settled = 0;
   const requests = Array.from({ length: count }, (_, i) =>
@@ -51,11 +62,12 @@ async function twoSignalsWhileBusy(running: CommandProcess, base: string, slow: 
       () => settled++,
     ),
   );
-  await sleep(300);
+  if (arrived) await expect.poll(arrived, { timeout: 30_000 }).toBeGreaterThanOrEqual(count);
+  else await sleep(1500);
   const runningAtSecond = await signalGroupTwice(running);
   const inFlightAtSecond = count - settled;
   const outcomes = await Promise.all(requests);
-  const code = await exitWithin(running, 10_000);
+  const code = await exitWithin(running, 30_000);
   await agent.close();
   return { outcomes, runningAtSecond, inFlightAtSecond, code, output: running.output() };
 }
@@ -73,10 +85,18 @@ function expectNothingCut(run: Run, count = 4): void {
 
 describe("a second SIGTERM while draining", () => {
   let stub: LoggedStub;
+  /** Requests that reached the stub behind the gateways, since it started. */
+  let reachedStub = 0;
+  /** Counts the requests that reach the stub from now on. */
+  const reachingStub = () => {
+    const before = reachedStub;
+    return () => reachedStub - before;
+  };
   const latency = { headers: { prefer: `latency=${slowMs}` } };
 
   beforeAll(async () => {
     stub = await startLoggedStub();
+    stub.server.on("request", () => reachedStub++);
   });
   afterAll(async () => {
     killCommandProcesses();
@@ -92,7 +112,7 @@ describe("a second SIGTERM while draining", () => {
       String(port),
       ...drainFlags,
     ]);
-    const run = await twoSignalsWhileBusy(gateway, `http://127.0.0.1:${port}`, latency);
+    const run = await twoSignalsWhileBusy(gateway, `http://127.0.0.1:${port}`, latency, reachingStub());
     expectNothingCut(run);
     expect(run.output).toMatch(/SIGTERM again: already draining/);
     expect(run.output).toMatch(/compute-gateway stopped: no connection left/);
@@ -109,7 +129,7 @@ describe("a second SIGTERM while draining", () => {
       Number(m[1]),
     );
     expect(workers).toHaveLength(2);
-    const run = await twoSignalsWhileBusy(gateway, `http://127.0.0.1:${port}`, latency);
+    const run = await twoSignalsWhileBusy(gateway, `http://127.0.0.1:${port}`, latency, reachingStub());
     expectNothingCut(run);
     for (const pid of workers) {
       // Each worker saw a signal after its first, and drained to its end.
@@ -134,6 +154,6 @@ describe("a second SIGTERM while draining", () => {
       expectNothingCut(run);
       expect(run.output).toMatch(`${name}: stopped, no connection left`);
     },
-    90_000,
+    270_000,
   );
 });

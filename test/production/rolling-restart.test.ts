@@ -3,7 +3,7 @@
  * upstream pool, under steady GETs and PATCHes. Each gateway in turn gets SIGTERM and, once it has exited, a new
  * process takes its port. No request may fail (but for the race of a listener's close that no server can avoid: see
  * `failuresBesideListenerRace`), no PATCH may reach the backend twice, and each old process must
- * exit by itself, soon, having cut nothing.
+ * exit by itself once the balancer has closed its idle connections, having cut nothing.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "@compute-api/test-support";
@@ -22,8 +22,11 @@ import {
   steadyTraffic,
 } from "./support.js";
 
-/** Above the balancer's idle time for its pooled connections (2 s), which the README says to keep below it. */
-const shutdownGraceMs = 3000;
+/**
+ * Decisively above the balancer's idle time for its pooled connections (2 s), which the README says to keep below
+ * it: the balancer closes them, never the grace, however busy the machine.
+ */
+const shutdownGraceMs = 10_000;
 
 describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind nginx", () => {
   let stub: LoggedStub;
@@ -61,18 +64,18 @@ describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind ng
       /** Every gateway process of the run, old and new, for whether a request reached one. */
       const ran = [...gateways];
       const traffic = steadyTraffic(nginx.url, 8);
-      const drains: number[] = [];
       try {
         await sleep(500);
         for (const [i, port] of ports.entries()) {
           const old = gateways[i]!;
-          const signalled = Date.now();
           old.child.kill("SIGTERM");
-          const code = await Promise.race([old.exited, sleep(15_000).then(() => "still running 15 s after SIGTERM")]);
-          drains.push(Date.now() - signalled);
+          const code = await Promise.race([old.exited, sleep(30_000).then(() => "still running 30 s after SIGTERM")]);
           expect(code, old.output()).toBe(0);
           expect(old.output()).not.toMatch(/request cut/);
           expect(old.output()).toMatch(/compute-gateway stopped: no connection left/);
+          // It exited once its connections were gone: each busy one after its answer, each idle one closed by the
+          // balancer (its idle time), none by the gateway's grace (which logs what it closes).
+          expect(old.output()).not.toMatch(/shutdown grace over/);
           gateways[i] = await startCommandProcess("compute-gateway", args(port), listeners);
           ran.push(gateways[i]!);
           await sleep(500);
@@ -96,10 +99,8 @@ describe.skipIf(skipWithoutNginx())("a rolling restart of two gateways behind ng
         expect(unlogged, "PATCHes answered 200 that a gateway has no line of").toEqual([]);
         expect(outcomes.length).toBeGreaterThan(100);
         expect(patchedTwice(stub)).toEqual([]);
-        // Each old process exited once its connections were gone: the balancer's idle time, not a fixed delay.
-        for (const ms of drains) expect(ms).toBeLessThan(shutdownGraceMs + 2000);
       }
     },
-    120_000,
+    360_000,
   );
 });

@@ -259,7 +259,7 @@ export async function startCommandProcess(
     child.once("exit", (code, signal) => resolve(code ?? signal)),
   );
   // compute-postgres prepares its database first (PGlite's start, migrations, the data).
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   while ((text.match(listening) ?? []).length < listeners) {
     if (child.exitCode !== null || Date.now() > deadline) {
       killGroup(child.pid ?? 0);
@@ -304,7 +304,7 @@ export function exitWithin(running: CommandProcess, ms: number): Promise<number 
 }
 
 /** Polls `url`/readyz until it answers 200, or fails after `ms`. */
-export async function untilReady(url: string, ms = 20_000): Promise<void> {
+export async function untilReady(url: string, ms = 60_000): Promise<void> {
   let last = "";
   for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) {
     try {

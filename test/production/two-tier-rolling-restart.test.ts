@@ -4,7 +4,8 @@
  * clients, each gateway in turn, then each compute-postgres in turn, gets SIGTERM twice on its process group (as
  * systemd's KillMode=control-group sends it, and then again), exits, and a new process takes its port and is ready
  * before the next. No request may fail (but for the race of a listener's close that no server can avoid: see
- * `failuresBesideListenerRace`), every old process must exit 0 by itself well before its shutdown timeout, no
+ * `failuresBesideListenerRace`), every old process must exit 0 by itself once the balancer has closed its idle
+ * connections (none closed by its grace, none cut at its deadline), no
  * PATCH may be applied twice (a trigger records every write of a machine's row, and each PATCH sets a price of its
  * own), and each machine ends with the price of its last acknowledged PATCH.
  */
@@ -32,12 +33,13 @@ import {
 } from "./support.js";
 
 /**
- * The balancers close a pooled connection after 1 s idle, before a draining server closes it after its grace (as the
- * gateway's README says to set them): so a server never closes a connection nginx may be sending a request on.
+ * The balancers close a pooled connection after 1 s idle, decisively before a draining server closes it after its
+ * grace (as the gateway's README says to set them), however busy the machine: so a server never closes a connection
+ * nginx may be sending a request on.
  */
 const keepaliveTimeout = "1s";
-const shutdownGraceMs = 2000;
-const shutdownTimeoutMs = 15_000;
+const shutdownGraceMs = 10_000;
+const shutdownTimeoutMs = 30_000;
 /** alice's machines, one per writing client, so that each machine's last acknowledged PATCH is well defined. */
 const machines = ["cm-alpha-01", "cm-alpha-02", "cm-alpha-03"];
 const machinePath = (id: string) => `/v1/projects/proj-alpha/cluster-machines/${id}`;
@@ -66,8 +68,9 @@ interface Exit {
   /** Whether it was still draining for the second SIGTERM (a drain may end sooner, its connections busy). */
   runningAtSecond: boolean;
   code: number | string | null;
-  ms: number;
   cut: boolean;
+  /** Whether its grace closed idle connections (it logs those): the balancer had not closed them first. */
+  graceClosed: boolean;
   /** The end of what it wrote, for the failure message when it did not exit 0. */
   tail: string;
 }
@@ -152,17 +155,15 @@ describe.skipIf(skipWithoutNginx() || skipWithoutPostgres())("a rolling restart 
       for (const tier of [gateways, backends])
         for (const port of tier.ports) {
           const old = running.get(port) as CommandProcess;
-          const signalled = Date.now();
           const runningAtSecond = await signalGroupTwice(old, "SIGTERM", 50);
           const code = await exitWithin(old, shutdownTimeoutMs + 5000);
-          const ms = Date.now() - signalled;
           exits.push({
             name: `${tier.name} :${port}`,
             runningAtSecond,
             code,
-            ms,
             cut: /request cut/.test(old.output()),
-            tail: code === 0 ? "" : old.output().slice(-3000),
+            graceClosed: /shutdown grace over/.test(old.output()),
+            tail: code === 0 && !/request cut|shutdown grace over/.test(old.output()) ? "" : old.output().slice(-3000),
           });
           await start(tier, port);
           await untilReady(`http://127.0.0.1:${port}`);
@@ -178,27 +179,27 @@ describe.skipIf(skipWithoutNginx() || skipWithoutPostgres())("a rolling restart 
         .split("\n")
         .filter((l) => /\[error\]/.test(l) && !/Connection refused/.test(l)),
     );
-    // The processes still running write their request lines within 100 ms (in batches).
-    await sleep(200);
     const reached = (tier: CommandName) => (id: string) =>
       (ran.get(tier) ?? []).some((command) => logsRequest(command.output(), id));
-    const { failures, setAside, unlogged } = failuresBesideListenerRace(outcomes, [
-      { errorLog: front.errorLog(), logged: reached("compute-gateway") },
-      { errorLog: back.errorLog(), logged: reached("compute-postgres") },
-    ]);
+    const beside = () =>
+      failuresBesideListenerRace(outcomes, [
+        { errorLog: front.errorLog(), logged: reached("compute-gateway") },
+        { errorLog: back.errorLog(), logged: reached("compute-postgres") },
+      ]);
+    // The processes still running write their request lines in batches: wait for them (up to 15 s, for a hang).
+    for (const deadline = Date.now() + 15_000; beside().unlogged.length > 0 && Date.now() < deadline; ) await sleep(50);
+    const { failures, setAside, unlogged } = beside();
     expect(failures, errors.slice(0, 5).join("\n")).toEqual({});
     expect(setAside.length, "PATCHes reset in a closing listener's queue").toBeLessThanOrEqual(2);
     expect(unlogged, "PATCHes answered 200 that a tier has no line of").toEqual([]);
     expect(outcomes.filter((o) => o.method === "PATCH").length).toBeGreaterThan(100);
     expect(outcomes.length).toBeGreaterThan(300);
 
-    // Every old process exited 0 by itself having cut nothing, and soon: once its busy connections had answered and
-    // the balancer had closed its idle ones, long before the deadline.
+    // Every old process exited 0 by itself having cut nothing, once its busy connections had answered and the
+    // balancer had closed its idle ones: none by its grace, none at its deadline.
     expect(exits).toHaveLength(4);
-    for (const exit of exits) {
-      expect(exit, `${exit.name}\n${exit.tail}`).toMatchObject({ code: 0, cut: false });
-      expect(exit.ms, exit.name).toBeLessThan(shutdownGraceMs + 2000);
-    }
+    for (const exit of exits)
+      expect(exit, `${exit.name}\n${exit.tail}`).toMatchObject({ code: 0, cut: false, graceClosed: false });
 
     // Each acknowledged PATCH was applied exactly once, and nothing else was written.
     const { rows: writes } = await db.query<{ machine: string; price: string }>(
@@ -229,5 +230,5 @@ describe.skipIf(skipWithoutNginx() || skipWithoutPostgres())("a rolling restart 
 
     for (const server of running.values()) server.child.kill("SIGTERM");
     expect(await Promise.all([...running.values()].map((server) => server.exited))).toEqual([0, 0, 0, 0]);
-  }, 120_000);
+  }, 360_000);
 });

@@ -1,6 +1,5 @@
 /** The bundled document and helpers to look into it, for tests. */
-import { loadSpec } from "@compute-api/contract";
-import { createSchemaValidator } from "@compute-api/contract/internal";
+import { createSchemaValidator, loadSpec } from "@compute-api/contract";
 
 /** A schema of the bundled document, loosely typed. */
 export type Schema = Record<string, unknown> & {

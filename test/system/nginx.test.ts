@@ -98,15 +98,17 @@ describe.skipIf(skipWithoutNginx())("nginx in front of a Node server", () => {
       }),
     );
     const closed = new Promise<number>((resolve) => socket.once("close", () => resolve(Date.now())));
+    // nginx's default keepalive_timeout is 75 s: closed within 20 s, the config's 2 s is what closed it, however
+    // busy the machine.
     const bound = new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error("nginx kept the idle connection open for 6 s")), 6_000).unref(),
+      setTimeout(() => reject(new Error("nginx kept the idle connection open for 20 s")), 20_000).unref(),
     );
     try {
       const answeredAt = await Promise.race([answered, bound]);
       expect(received).toMatch(/^HTTP\/1\.1 200 /);
       const idle = (await Promise.race([closed, bound])) - answeredAt;
       expect(idle).toBeGreaterThan(1_500);
-      expect(idle).toBeLessThan(4_000);
+      expect(idle).toBeLessThan(20_000);
     } finally {
       socket.destroy();
     }

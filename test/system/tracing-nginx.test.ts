@@ -59,7 +59,7 @@ describe.skipIf(skipWithoutNginx())("a trace through nginx, the gateway and the 
     }
   }`,
     );
-  }, 120_000);
+  }, 360_000);
   afterAll(async () => {
     await nginx?.stop();
     killCommandProcesses();

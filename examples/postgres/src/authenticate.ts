@@ -1,5 +1,5 @@
 /** Who a request acts for: the user of the API key, looked up by the key's SHA-256 (the only form kept). */
-import { hashApiKey } from "@compute-api/server";
+import { hashApiKey } from "@compute-api/rules";
 import type { Queryable } from "./database/database.js";
 
 /** The user a request acts for, as its key resolved it. */

@@ -1,14 +1,15 @@
 /**
- * The `compute-postgres` command line, shaped as compute-stub's: the shared flags of @compute-api/server/cli and the
- * data flags of @compute-api/fixtures, plus where the data lives (`--database-url`, `--pglite-dir`). Invalid flags
- * and a malformed database URL exit with 2; data or start-up failures with 1.
+ * The `compute-postgres` command line, shaped as compute-stub's: the shared flags and the data flags of
+ * @compute-api/server/cli, plus where the data lives (`--database-url`, `--pglite-dir`). Invalid flags and a
+ * malformed database URL exit with 2; data or start-up failures with 1.
  */
 import { loadSpec } from "@compute-api/contract";
-import { type CliIo, defaultText, packageVersion, sourceOf, unprefixed, urlOption } from "@compute-api/contract/cli";
-import { createLogger } from "@compute-api/contract/http";
-import { type DataFlags, dataOptions, defaultKeyId, FixtureError, fixturesOf } from "@compute-api/fixtures";
+import { type DataFlags, defaultKeyId, FixtureError, fixturesOf, minGenerateCount } from "@compute-api/fixtures";
+import { createLogger } from "@compute-api/runtime";
+import { type CliIo, defaultText, packageVersion, sourceOf, unprefixed, urlOption } from "@compute-api/runtime/cli";
 import {
   type DrainTimes,
+  dataOptions,
   drainTimesOf,
   listeningLines,
   parseServerFlags,
@@ -23,7 +24,7 @@ import { PgliteDirInUse } from "./database/pglite-lock.js";
 import { defaultPort, type RunningPostgresServer, startPostgresServer } from "./postgres-server.js";
 import { type FirstKey, registerFirstKey } from "./start-up-keys.js";
 
-export type { CliIo } from "@compute-api/contract/cli";
+export type { CliIo } from "@compute-api/runtime/cli";
 
 /** The outcome: an exit code, or a listening server (exit code 0) that the caller shuts down. */
 export interface CliResult {
@@ -44,7 +45,7 @@ function program(io: CliIo): Command {
     {
       port: defaultPort,
       version: packageVersion(import.meta.url),
-      dataOptions: dataOptions("load into an empty database"),
+      dataOptions: dataOptions("load into an empty database", minGenerateCount),
       keyDefault: "a new key, printed, only when the database holds none",
       ownOptions: [
         defaultText(

@@ -3,7 +3,8 @@
  * look before the insert, so two requests with the same id at once give one key and one 409.
  * @see openapi/paths/v1_api-keys.yaml
  */
-import { apiKeyExists, createApiKeysDenied, hashApiKey, newApiKey, type ResponseBody } from "@compute-api/server";
+import { apiKeyExists, createApiKeysDenied, hashApiKey, newApiKey } from "@compute-api/rules";
+import type { ResponseBody } from "@compute-api/server";
 import type { Principal } from "./authenticate.js";
 import { type Queryable, sqlState, violatedConstraint } from "./database/database.js";
 

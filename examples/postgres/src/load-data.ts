@@ -16,7 +16,7 @@ import {
   projectResourceName,
   type ResourceType,
   searchValues,
-} from "@compute-api/server";
+} from "@compute-api/rules";
 import type { Database, Queryable, SqlValue } from "./database/database.js";
 import { startupLockKey } from "./migrate.js";
 

@@ -4,8 +4,8 @@
  * @compute-api/server, whose handlers are the SQL operations of this folder. `startPostgresServer` also listens.
  */
 import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
-import { createLogger, type Logger } from "@compute-api/contract/http";
 import { builtinFixtures, defaultKeyId, type Fixtures, loadFixtures } from "@compute-api/fixtures";
+import { createLogger, type Logger } from "@compute-api/runtime";
 import {
   type ComputeServer,
   createComputeServer,

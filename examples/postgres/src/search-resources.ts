@@ -19,16 +19,10 @@
  * The SQL text is made of fixed fragments, one per term's place; the terms, the scores and the cap are parameters.
  * @see openapi/paths/v1_resources_search.yaml
  */
-import {
-  matchScores,
-  maxSearchResults,
-  parseSearchQuery,
-  type ResponseBody,
-  type Schemas,
-  searchDenied,
-} from "@compute-api/server";
+import { matchScores, maxSearchResults, parseSearchQuery, searchDenied } from "@compute-api/rules";
+import type { ResponseBody, Schemas } from "@compute-api/server";
 import type { Principal } from "./authenticate.js";
-import type { Queryable } from "./database/database.js";
+import type { Queryable, SqlValue } from "./database/database.js";
 
 /** Entries the user may see: of the user's projects, or the user's billing accounts. ($1: the user) */
 const visible = (alias: string) => `(
@@ -166,6 +160,19 @@ interface ResultRow {
   object: object;
 }
 
+/** The statement a search runs and its parameters: the type alone, one term (ids and names first), or several. */
+export function searchStatement(user: Principal, query: string): { sql: string; params: SqlValue[] } {
+  const { terms, type } = parseSearchQuery(query);
+  const head = [user.id, type ?? null, maxSearchResults];
+  if (terms.length === 0) return { sql: typeOnlySql, params: head };
+  const { slots, params } = termsOf(terms);
+  const [first] = slots;
+  return {
+    sql: slots.length === 1 && first ? oneTermSearchSql(first) : searchSql(slots),
+    params: [...head, ...params],
+  };
+}
+
 /**
  * The best matches among what the user may access, best first. `signal` cancels the statement (the request's
  * deadline passed, or its client went away).
@@ -177,17 +184,8 @@ export async function searchResources(
   signal?: AbortSignal,
 ): Promise<ResponseBody<"searchResources">> {
   if (!user.canSearch) throw searchDenied();
-  const { terms, type } = parseSearchQuery(query);
-  const options = signal ? { signal } : {};
-  let rows: ResultRow[];
-  if (terms.length === 0)
-    rows = await db.query<ResultRow>(typeOnlySql, [user.id, type ?? null, maxSearchResults], options);
-  else {
-    const { slots, params } = termsOf(terms);
-    const [first] = slots;
-    const sql = slots.length === 1 && first ? oneTermSearchSql(first) : searchSql(slots);
-    rows = await db.query<ResultRow>(sql, [user.id, type ?? null, maxSearchResults, ...params], options);
-  }
+  const { sql, params } = searchStatement(user, query);
+  const rows = await db.query<ResultRow>(sql, params, signal ? { signal } : {});
   return {
     results: rows.map(
       (row) =>

@@ -5,7 +5,7 @@
  * until a key is given on purpose.
  */
 import { defaultKeyId } from "@compute-api/fixtures";
-import { hashApiKey, newApiKey } from "@compute-api/server";
+import { hashApiKey, newApiKey } from "@compute-api/rules";
 import type { Database, Queryable } from "./database/database.js";
 
 /**

@@ -7,7 +7,7 @@
  * entry (bin.ts) calls this first and imports the rest of the program after it. Nothing is loaded when tracing is
  * not configured. PGlite runs in this process and does not go through `pg`: its queries have no spans.
  */
-import { tracingConfigured } from "@compute-api/contract/tracing";
+import { tracingConfigured } from "@compute-api/runtime/tracing";
 
 /**
  * Registers the pg instrumentation when tracing is configured; call it before `pg` is first loaded. Query spans are

@@ -4,16 +4,13 @@
  * the totals, recomputed from every machine, always agree with them. A failure changes nothing.
  * @see openapi/paths/v1_projects_{projectId}_cluster-machines_{id}.yaml
  */
+import { clusterMachineNotFound, priceChange, projectDenied, volumeNotFound } from "@compute-api/rules";
 import {
-  clusterMachineNotFound,
   type FieldViolation,
   invalidRequest,
-  priceChange,
-  projectDenied,
   type RequestBody,
   type ResponseBody,
   type Schemas,
-  volumeNotFound,
 } from "@compute-api/server";
 import type { Principal } from "./authenticate.js";
 import type { Database } from "./database/database.js";

@@ -223,16 +223,22 @@ describe("compute-postgres", () => {
     );
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk));
-    const deadline = Date.now() + 60_000;
-    while (!/listening on (\S+)/.test(out) && Date.now() < deadline && child.exitCode === null)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    const url = /listening on (\S+)/.exec(out)?.[1];
-    const key = /\n {2}(cak_\S+)\n/.exec(out)?.[1];
-    expect(url && key).toBeTruthy();
-    expect((await search(url as string, key as string)).status).toBe(200);
-    child.kill("SIGTERM");
-    const [code] = await once(child, "exit");
-    expect(code).toBe(0);
-    expect(out).toContain("compute-postgres: SIGTERM, draining");
-  }, 90_000);
+    const exited = once(child, "exit");
+    try {
+      // PGlite's start, the migrations and the data: up to 3 minutes on a busy machine, for a hang.
+      const deadline = Date.now() + 180_000;
+      while (!/listening on (\S+)/.test(out) && Date.now() < deadline && child.exitCode === null)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      const url = /listening on (\S+)/.exec(out)?.[1];
+      const key = /\n {2}(cak_\S+)\n/.exec(out)?.[1];
+      expect(url && key).toBeTruthy();
+      expect((await search(url as string, key as string)).status).toBe(200);
+      child.kill("SIGTERM");
+      const [code] = await exited;
+      expect(code).toBe(0);
+      expect(out).toContain("compute-postgres: SIGTERM, draining");
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }
+  }, 270_000);
 });

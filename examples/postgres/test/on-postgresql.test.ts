@@ -26,7 +26,12 @@ describe.skipIf(skipWithoutPostgres())("on PostgreSQL", () => {
   searchSuite(target);
   operationsSuite(target);
   consistencySuite(target);
-  searchCostSuite(target, { count: 100_000, besideMs: 100, loadTimeoutMs: 300_000, cancels: true });
+  searchCostSuite(target, {
+    count: 100_000,
+    loadTimeoutMs: 900_000,
+    concurrent: true,
+    serverLog: () => postgres.log(),
+  });
 
   it("two servers starting at once on one empty database: one migrates and loads, the other waits and keeps", async () => {
     const database = await target.open();

@@ -1,7 +1,7 @@
 /** searchResources on PGlite: the stub's answers for many queries on the built-in and a generated data set. */
 
 import { generateFixtures } from "@compute-api/fixtures";
-import { maxSearchResults as maxResults } from "@compute-api/server";
+import { maxSearchResults as maxResults } from "@compute-api/rules";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresServer, type PostgresServer } from "../src/index.js";
 import { primarySearchSql, searchSql, termsOf } from "../src/search-resources.js";

@@ -5,7 +5,7 @@
  */
 
 import { builtinFixtures } from "@compute-api/fixtures";
-import { hashApiKey } from "@compute-api/server";
+import { hashApiKey } from "@compute-api/rules";
 import { type Postgres, skipWithoutPostgres, startPostgres } from "@compute-api/test-support/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, runCli } from "../src/cli.js";

@@ -86,7 +86,7 @@ describe("compute-postgres with OTEL_* variables", () => {
       expect(bytes.includes("alpha")).toBe(false);
       command.child.kill("SIGTERM");
       expect(await command.exited).toBe(0);
-    }, 120_000);
+    }, 360_000);
   });
 
   it("on PGlite, exports the request's SERVER span (PGlite does not go through pg: no query spans)", async () => {
@@ -98,5 +98,5 @@ describe("compute-postgres with OTEL_* variables", () => {
     command.child.kill("SIGTERM");
     expect(await command.exited).toBe(0);
     expect(receiver.spans.filter(isQuery)).toEqual([]);
-  }, 120_000);
+  }, 360_000);
 });

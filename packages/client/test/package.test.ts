@@ -52,7 +52,7 @@ describe("package", () => {
     afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
     test("ships the generated types and gives a consumer full types and a working client", {
-      timeout: 120_000,
+      timeout: 360_000,
     }, async () => {
       // Build into a copy of the package, so the shared dist/ of the working tree is never touched.
       const staged = join(scratch, "package");

@@ -4,7 +4,7 @@
  * the valid searches use as words so that they find something. These are the run's first requests: a backend
  * that does not answer them, or refuses the key, stops the run before anything is checked.
  */
-import { maxSearchResults } from "@compute-api/server/rules";
+import { maxSearchResults } from "@compute-api/rules";
 import type { Access } from "./checks.js";
 import type { RawRequest } from "./http.js";
 import type { Exchange } from "./pacing.js";

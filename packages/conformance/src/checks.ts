@@ -4,8 +4,7 @@
  * check does not apply to the request. Response checks are the compiled contract's — the same the gateway uses.
  */
 import type { Contract, ErrorBody, FieldViolation } from "@compute-api/contract";
-import { compareCodePoints } from "@compute-api/contract/internal";
-import { maxSearchResults } from "@compute-api/server/rules";
+import { compareCodePoints, maxSearchResults } from "@compute-api/rules";
 import type { Answer } from "./http.js";
 
 /** Every check, in the order the report lists them, with what it holds the backend to. */

@@ -4,7 +4,7 @@
  * status: 0 when every check passed, 1 when one failed or the run could not be made, 2 for bad flags.
  */
 import { writeFileSync } from "node:fs";
-import { loadSpec } from "@compute-api/contract";
+import { loadSpec, specOperations } from "@compute-api/contract";
 import {
   apiKeyOption,
   CliCommand,
@@ -18,14 +18,13 @@ import {
   serviceUrlOption,
   usageError,
   usageOr,
-} from "@compute-api/contract/cli";
-import { specOperations } from "@compute-api/contract/internal";
+} from "@compute-api/runtime/cli";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { formatReport, junitReport } from "./report.js";
 import { type ConformanceOptions, randomSeed, runConformance, runDefaults } from "./run.js";
 
 /** Where the command writes; `tty`: whether stderr is a terminal (the progress line is redrawn in place there). */
-export type { CliIo } from "@compute-api/contract/cli";
+export type { CliIo } from "@compute-api/runtime/cli";
 
 const version = packageVersion(import.meta.url);
 

@@ -7,7 +7,7 @@
  * @see openapi/components/schemas/Cluster.yaml
  */
 import { compareDecimals, isDecimal } from "@compute-api/decimal";
-import { clusterTotals } from "@compute-api/server/rules";
+import { clusterTotals } from "@compute-api/rules";
 import type { Verdicts } from "./checks.js";
 import type { Answer } from "./http.js";
 

@@ -2,7 +2,7 @@
  * fast-check arbitraries of the numbers a flat schema accepts: integers within its bounds and format (int32, or
  * every integer a JSON number holds exactly), and doubles within its bounds, exclusive ones kept out.
  */
-import { int32Range } from "@compute-api/contract/internal";
+import { int32Range } from "@compute-api/contract";
 import fc from "fast-check";
 import type { FlatSchema } from "./schema-node.js";
 

@@ -4,8 +4,7 @@
  * had for it by pointer.
  * @see https://spec.openapis.org/oas/v3.1.0#operation-object
  */
-import type { OpenApiDocument } from "@compute-api/contract";
-import { pointerToken, specOperations } from "@compute-api/contract/internal";
+import { type OpenApiDocument, pointerToken, specOperations } from "@compute-api/contract";
 
 /** A parameter and the pointer of its schema. */
 export interface ParameterShape {

@@ -5,7 +5,7 @@
  * When either cannot be found, the run stops before writing anything, saying what to change in the flags or in
  * the backend.
  */
-import { projectName } from "@compute-api/server/rules";
+import { projectName } from "@compute-api/rules";
 import type { RawRequest } from "./http.js";
 import type { Exchange } from "./pacing.js";
 import type { AnsweredMachine } from "./update-rules.js";

@@ -6,8 +6,7 @@
  * and anyOf. An unsupported keyword throws (see schema-keywords.ts). Where a keyword cannot be built into the
  * generator (`not` other than const/enum, the exclusiveness of `oneOf`), values are filtered with Ajv.
  */
-import type { OpenApiDocument } from "@compute-api/contract";
-import { createSchemaValidator, type SchemaValidator } from "@compute-api/contract/internal";
+import { createSchemaValidator, type OpenApiDocument, type SchemaValidator } from "@compute-api/contract";
 import fc from "fast-check";
 import { integerArbitrary, numberArbitrary } from "./number-arbitrary.js";
 import {

@@ -4,7 +4,7 @@
  * constraints. Each part keeps the JSON pointer it came from, so Ajv can check a value against the original.
  * @see https://spec.openapis.org/oas/v3.1.0#schema-object
  */
-import { pointerToken, resolvePointer } from "@compute-api/contract/internal";
+import { pointerToken, resolvePointer } from "@compute-api/contract";
 import { checkKeywords } from "./schema-keywords.js";
 
 /** A JSON Schema: an object of keywords, or `true` (anything) / `false` (nothing). */

@@ -2,7 +2,7 @@
  * What the search operation's description states of a query and of each result, judged from a search's answer
  * alone: which queries are refused (search_query_rules), that every result matches every term
  * (search_matching), its score (search_score) and its resourceName (search_resource_name). The query is read and
- * a result's fields are taken as the server kit reads them (`@compute-api/server/rules`), so that the runner holds a
+ * a result's fields are taken as the server kit reads them (`@compute-api/rules`), so that the runner holds a
  * backend to the rules the stub keeps.
  * @see openapi/paths/v1_resources_search.yaml
  */
@@ -14,7 +14,7 @@ import {
   type SearchQuery,
   searchValues,
   termScore,
-} from "@compute-api/server/rules";
+} from "@compute-api/rules";
 import { type Verdicts, violationsOf } from "./checks.js";
 import type { Answer } from "./http.js";
 

@@ -68,6 +68,13 @@ function compile(ajv: Ajv2020, schema: object, where: string): ValidateFunction 
   }
 }
 
+/** Where an operation is written: its method and path for errors, and the JSON pointers of its path item and itself. */
+interface Place {
+  where: string;
+  pathPointer: string;
+  operationPointer: string;
+}
+
 /** Returns the compiler of the operations of a spec (its Ajv instances are made once and shared). */
 export function operationCompiler(spec: OpenApiDocument): (operation: SpecOperation) => CompiledOperation {
   // As the stub's validator: parameters are coerced to their declared types, bodies are not; responses use the
@@ -79,7 +86,8 @@ export function operationCompiler(spec: OpenApiDocument): (operation: SpecOperat
   const schemes = (spec.components.securitySchemes ?? {}) as Record<string, SecurityScheme>;
   const topSecurity = spec.security as SecurityRequirement[] | undefined;
 
-  return ({ path, method, operation, parameters }) => {
+  return (specOperation) => {
+    const { path, method, operation, parameters } = specOperation;
     const where = `${method.toUpperCase()} ${path}`;
     const op = operation as {
       operationId?: string;
@@ -89,75 +97,10 @@ export function operationCompiler(spec: OpenApiDocument): (operation: SpecOperat
     };
     if (!op.operationId) throw new Error(`${where}: the operation has no operationId`);
     const pathPointer = `/paths/${pointerStep(path)}`;
-    const operationPointer = `${pathPointer}/${method}`;
-
-    // Parameters, in the sections express-openapi-validator validates (cookies are never read there, so neither here).
-    const sections: Record<string, { type: "object"; properties: Record<string, object>; required: string[] }> = {};
-    const written = [
-      ...((spec.paths[path]?.parameters as Schema[] | undefined) ?? []).map((p, j) =>
-        placeOf(p, `${pathPointer}/parameters/${j}`),
-      ),
-      ...((operation.parameters as Schema[] | undefined) ?? []).map((p, j) =>
-        placeOf(p, `${operationPointer}/parameters/${j}`),
-      ),
-    ];
-    parameters.forEach((parameter, i) => {
-      const p = parameter as { name: string; in: string; required?: boolean };
-      const section =
-        p.in === "query" ? "query" : p.in === "header" ? "headers" : p.in === "path" ? "params" : undefined;
-      if (!section) return;
-      const name = section === "headers" ? p.name.toLowerCase() : p.name;
-      sections[section] ??= { type: "object", properties: {}, required: [] };
-      const target = sections[section];
-      target.properties[name] = refTo(`${written[i]}/schema`);
-      if (p.required) target.required.push(name);
-    });
-    const ordered = Object.fromEntries(
-      ["query", "headers", "params"].filter((s) => sections[s]).map((s) => [s, sections[s]!]),
-    );
-    const parameterValidator =
-      Object.keys(ordered).length > 0
-        ? compile(parameterAjv, { type: "object", properties: ordered }, `${where} parameters`)
-        : undefined;
-
-    let requestBody: CompiledOperation["requestBody"];
-    if (op.requestBody) {
-      const body = deref(spec, op.requestBody);
-      const mediaTypes = new Map<string, ValidateFunction | undefined>();
-      const bodyPointer = placeOf(op.requestBody, `${operationPointer}/requestBody`);
-      for (const [type, media] of Object.entries(body.content ?? {})) {
-        if (!isJsonMediaType(mediaTypeOf(type)) && type !== "*/*") {
-          throw new Error(
-            `${where}: the request body media type ${type} is not JSON; the compiled contract validates JSON bodies only`,
-          );
-        }
-        const validator = media.schema
-          ? compile(bodyAjv, refTo(`${bodyPointer}/content/${pointerStep(type)}/schema`), `${where} request body`)
-          : undefined;
-        const key = mediaTypeOf(type) ?? type;
-        if (!mediaTypes.has(key)) mediaTypes.set(key, validator);
-      }
-      requestBody = { required: body.required === true, mayBeAbsent: body.required === false, mediaTypes };
-    }
-
-    const responses = new Map<string, ValidateFunction | undefined>();
-    for (const [status, response] of Object.entries(op.responses ?? {})) {
-      const resolved = deref(spec, response);
-      const responsePointer = placeOf(response, `${operationPointer}/responses/${pointerStep(status)}`);
-      const json = Object.keys(resolved.content ?? {}).find((type) => isJsonMediaType(mediaTypeOf(type)));
-      const schema = json ? resolved.content?.[json]?.schema : undefined;
-      responses.set(
-        status,
-        json && schema
-          ? compile(
-              responseAjv,
-              refTo(`${responsePointer}/content/${pointerStep(json)}/schema`),
-              `${where} response ${status}`,
-            )
-          : undefined,
-      );
-    }
-
+    const place: Place = { where, pathPointer, operationPointer: `${pathPointer}/${method}` };
+    const parameterValidator = compileParameters(parameterAjv, spec, place, specOperation);
+    const requestBody = op.requestBody ? compileRequestBody(bodyAjv, spec, place, op.requestBody) : undefined;
+    const responses = compileResponses(responseAjv, spec, place, op.responses ?? {});
     const security = op.security ?? topSecurity;
     const queryParameters = parameters.filter((p) => p.in === "query").map((p) => p.name);
     return {
@@ -176,4 +119,90 @@ export function operationCompiler(spec: OpenApiDocument): (operation: SpecOperat
       responses,
     };
   };
+}
+
+/**
+ * The validator of an operation's parameters, in the sections express-openapi-validator validates (`query`,
+ * `headers`, `params`; cookies are never read there, so neither here), each schema referenced where the document
+ * writes it; undefined without parameters.
+ */
+function compileParameters(
+  ajv: Ajv2020,
+  spec: OpenApiDocument,
+  { where, pathPointer, operationPointer }: Place,
+  { path, operation, parameters }: SpecOperation,
+): ValidateFunction | undefined {
+  const sections: Record<string, { type: "object"; properties: Record<string, object>; required: string[] }> = {};
+  const written = [
+    ...((spec.paths[path]?.parameters as Schema[] | undefined) ?? []).map((p, j) =>
+      placeOf(p, `${pathPointer}/parameters/${j}`),
+    ),
+    ...((operation.parameters as Schema[] | undefined) ?? []).map((p, j) =>
+      placeOf(p, `${operationPointer}/parameters/${j}`),
+    ),
+  ];
+  parameters.forEach((parameter, i) => {
+    const p = parameter as { name: string; in: string; required?: boolean };
+    const section = p.in === "query" ? "query" : p.in === "header" ? "headers" : p.in === "path" ? "params" : undefined;
+    if (!section) return;
+    const name = section === "headers" ? p.name.toLowerCase() : p.name;
+    sections[section] ??= { type: "object", properties: {}, required: [] };
+    const target = sections[section];
+    target.properties[name] = refTo(`${written[i]}/schema`);
+    if (p.required) target.required.push(name);
+  });
+  const ordered = Object.fromEntries(
+    ["query", "headers", "params"].filter((s) => sections[s]).map((s) => [s, sections[s]!]),
+  );
+  return Object.keys(ordered).length > 0
+    ? compile(ajv, { type: "object", properties: ordered }, `${where} parameters`)
+    : undefined;
+}
+
+/** The validators of a request body, one per JSON media type (the first declaration of a type wins). */
+function compileRequestBody(
+  ajv: Ajv2020,
+  spec: OpenApiDocument,
+  { where, operationPointer }: Place,
+  requestBody: RequestBody,
+): NonNullable<CompiledOperation["requestBody"]> {
+  const body = deref(spec, requestBody);
+  const mediaTypes = new Map<string, ValidateFunction | undefined>();
+  const bodyPointer = placeOf(requestBody, `${operationPointer}/requestBody`);
+  for (const [type, media] of Object.entries(body.content ?? {})) {
+    if (!isJsonMediaType(mediaTypeOf(type)) && type !== "*/*") {
+      throw new Error(
+        `${where}: the request body media type ${type} is not JSON; the compiled contract validates JSON bodies only`,
+      );
+    }
+    const validator = media.schema
+      ? compile(ajv, refTo(`${bodyPointer}/content/${pointerStep(type)}/schema`), `${where} request body`)
+      : undefined;
+    const key = mediaTypeOf(type) ?? type;
+    if (!mediaTypes.has(key)) mediaTypes.set(key, validator);
+  }
+  return { required: body.required === true, mayBeAbsent: body.required === false, mediaTypes };
+}
+
+/** The validator of each documented response's JSON body, by status key (undefined: no JSON body). */
+function compileResponses(
+  ajv: Ajv2020,
+  spec: OpenApiDocument,
+  { where, operationPointer }: Place,
+  responses: Record<string, ResponseObject>,
+): Map<string, ValidateFunction | undefined> {
+  const validators = new Map<string, ValidateFunction | undefined>();
+  for (const [status, response] of Object.entries(responses)) {
+    const resolved = deref(spec, response);
+    const responsePointer = placeOf(response, `${operationPointer}/responses/${pointerStep(status)}`);
+    const json = Object.keys(resolved.content ?? {}).find((type) => isJsonMediaType(mediaTypeOf(type)));
+    const schema = json ? resolved.content?.[json]?.schema : undefined;
+    validators.set(
+      status,
+      json && schema
+        ? compile(ajv, refTo(`${responsePointer}/content/${pointerStep(json)}/schema`), `${where} response ${status}`)
+        : undefined,
+    );
+  }
+  return validators;
 }

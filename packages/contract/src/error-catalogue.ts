@@ -1,7 +1,9 @@
 /**
  * The catalogue of the interface's errors: every ErrorInfo reason a client can receive, with its status and
- * message, and a named factory for each answer. Code elsewhere builds its errors here and never spells a reason;
- * the contract's README lists the catalogue for users (keep the two alike: a test compares them).
+ * message, and a named factory for each answer that more than one package gives. An answer only one package gives
+ * (the gateway's upstream failures, what Node's HTTP parser refuses) is built there, with `catalogueError` from its
+ * reason here; no code invents a reason the catalogue lacks (`Reason` is checked by the compiler). The contract's
+ * README lists the catalogue for users (keep the two alike: a test compares them).
  * @see openapi/components/schemas/ErrorBody.yaml
  */
 import { ApiError, badRequestDetail, errorInfoDetail, type FieldViolation, retryInfoDetail } from "./api-error.js";
@@ -117,11 +119,6 @@ export function invalidItems(items: readonly ValidatorErrorItem[]): ApiError {
 
 /** 400: a path segment does not percent-decode to UTF-8 (the path is never repeated). */
 export const malformedUri = (): ApiError => catalogueError("MALFORMED_URI");
-/** 400: what Node's HTTP parser refuses. */
-export const malformedRequest = (): ApiError => catalogueError("MALFORMED_REQUEST");
-/** 400: a request target the gateway will not forward, and why (`is not a path`). */
-export const invalidRequestTarget = (why: string): ApiError =>
-  catalogueError("INVALID_REQUEST_TARGET", `the request target ${why}`);
 /** 401: no usable credentials; `problem` names what is wrong with them. */
 export const unauthenticated = (problem?: string): ApiError => catalogueError("UNAUTHENTICATED", problem);
 /** 403: the caller may not do this. */
@@ -135,15 +132,11 @@ export function methodNotAllowed(method: string, allow: string): ApiError {
   error.headers.Allow = allow;
   return error;
 }
-/** 408: the request did not arrive within the server's request timeout. */
-export const requestTimeout = (): ApiError => catalogueError("REQUEST_TIMEOUT");
 /** 409: the resource to create exists. */
 export const alreadyExists = (message?: string, metadata?: Record<string, string>): ApiError =>
   catalogueError("ALREADY_EXISTS", message, metadata ? { metadata } : {});
 /** 415: the body is not of a media type the operation takes. */
 export const unsupportedMediaType = (): ApiError => catalogueError("UNSUPPORTED_MEDIA_TYPE");
-/** 431: headers over Node's limit. */
-export const headersTooLarge = (): ApiError => catalogueError("HEADERS_TOO_LARGE");
 /** 503 from `/readyz` while a server drains (`gateway` says which one). */
 export const shuttingDown = (server = "server"): ApiError =>
   catalogueError("SHUTTING_DOWN", `service unavailable: the ${server} is shutting down`);
@@ -160,28 +153,6 @@ export const notReady = (): ApiError =>
 /** 504: the server did not complete the request within its time limit; its work was cancelled. */
 export const deadlineExceeded = (timeoutMs: number): ApiError =>
   catalogueError("DEADLINE_EXCEEDED", `the request did not complete within ${timeoutMs} ms`);
-/** 503: the upstream cannot be reached; try again in a second. */
-export const upstreamUnavailable = (): ApiError =>
-  catalogueError("UPSTREAM_UNAVAILABLE", undefined, { retryAfterSeconds: 1 });
-/** 503 from the gateway's readiness endpoint: the upstream does not answer its ping. */
-export const upstreamNotReady = (): ApiError =>
-  catalogueError("UPSTREAM_UNAVAILABLE", "service unavailable: the upstream does not answer");
-/** 504: the upstream did not answer within the timeout. */
-export const upstreamTimeout = (timeoutMs: number): ApiError =>
-  catalogueError("UPSTREAM_TIMEOUT", `upstream did not respond within ${timeoutMs} ms`);
-/** 502: the TLS handshake with the upstream failed. */
-export const upstreamTlsFailed = (): ApiError => catalogueError("UPSTREAM_TLS_FAILED");
-/** 502: the upstream closed the connection before its response was complete. */
-export const upstreamConnectionLost = (): ApiError => catalogueError("UPSTREAM_CONNECTION_LOST");
-/** 502: the upstream's response body (decoded) is larger than the limit. */
-export const upstreamResponseTooLarge = (maxResponseBytes: number): ApiError =>
-  catalogueError(
-    "UPSTREAM_RESPONSE_TOO_LARGE",
-    `upstream response body is larger than the limit of ${maxResponseBytes} bytes`,
-  );
-/** 502: the backend answered outside the interface; the BadRequest detail names each violation, never a value. */
-export const upstreamContractError = (violations: FieldViolation[]): ApiError =>
-  catalogueError("INVALID_UPSTREAM_RESPONSE", undefined, { details: [badRequestDetail(violations)] });
 
 // Answers without an ErrorInfo reason: their bodies have been so since the first release.
 

@@ -59,11 +59,6 @@ export function pathOf(url: string): string {
   return at < 0 ? url : url.slice(0, at);
 }
 
-/** The names of the query parameters as sent, for the check of undeclared names. */
-export function queryNames(search: string): string[] {
-  return search === "" ? [] : Object.keys(parseQueryString(search));
-}
-
 /**
  * Parses a query string into its names as sent and the values the parameter validators see. Names with a `[`
  * that the operation does not declare literally (`literal`) are read as qs bracket notation, as

@@ -20,7 +20,7 @@ function statusOf(headers: Record<string, string>): number {
 }
 
 describe("mediaTypeOf", () => {
-  it("reads any Content-Type within the budget, never throwing, to a lower-case type without parameters", () => {
+  it("reads any Content-Type in linear time, never throwing, to a lower-case type without parameters", () => {
     expectFastTotalParser(mediaTypeOf, ["application/json", "; charset=", "+json", "*/*"], (_value, type) => {
       expect(type).toBe(type?.toLowerCase().trim());
       expect(type).not.toContain(";");
@@ -29,7 +29,7 @@ describe("mediaTypeOf", () => {
 });
 
 describe("checkRequest", () => {
-  it("answers any Content-Type within the budget with 415 or as JSON, never throwing", () => {
+  it("answers any Content-Type in linear time with 415 or as JSON, never throwing", () => {
     expectFastTotalParser(
       (type) => statusOf({ authorization: "Bearer k", "content-type": type }),
       ["application/json", "; charset=utf-8", "+json"],
@@ -39,7 +39,7 @@ describe("checkRequest", () => {
     );
   });
 
-  it("answers any Authorization within the budget with 401 or lets it through, never throwing", () => {
+  it("answers any Authorization in linear time with 401 or lets it through, never throwing", () => {
     expectFastTotalParser(
       (authorization) => statusOf({ authorization, "content-type": "application/json" }),
       ["Bearer ", "bearer", "Basic "],

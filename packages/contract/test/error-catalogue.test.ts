@@ -8,30 +8,19 @@ import {
   deadlineExceeded,
   dependencyUnavailable,
   errorCatalogue,
-  headersTooLarge,
   internalError,
   invalidRequest,
-  invalidRequestTarget,
-  malformedRequest,
   malformedUri,
   methodNotAllowed,
   notFound,
   notReady,
   permissionDenied,
   reasonOfStatus,
-  requestTimeout,
   shuttingDown,
   unauthenticated,
   unreadableBody,
   unsupportedBodyEncoding,
   unsupportedMediaType,
-  upstreamConnectionLost,
-  upstreamContractError,
-  upstreamNotReady,
-  upstreamResponseTooLarge,
-  upstreamTimeout,
-  upstreamTlsFailed,
-  upstreamUnavailable,
 } from "../src/error-catalogue.js";
 
 /** The status, message, ErrorInfo reasons and headers of an answer. */
@@ -92,30 +81,6 @@ describe("factories", () => {
       },
     ],
     [
-      "upstreamUnavailable, with when to retry",
-      {
-        given: upstreamUnavailable(),
-        want: {
-          status: 503,
-          message: "service unavailable: the upstream cannot be reached",
-          reasons: ["UPSTREAM_UNAVAILABLE"],
-          headers: { "Retry-After": "1" },
-        },
-      },
-    ],
-    [
-      "upstreamTimeout",
-      {
-        given: upstreamTimeout(250),
-        want: {
-          status: 504,
-          message: "upstream did not respond within 250 ms",
-          reasons: ["UPSTREAM_TIMEOUT"],
-          headers: {},
-        },
-      },
-    ],
-    [
       "internalError, without a reason",
       { given: internalError(), want: { status: 500, message: "internal error", reasons: [], headers: {} } },
     ],
@@ -132,20 +97,12 @@ describe("factories", () => {
 
   it.each<[string, ApiError]>([
     ["invalidRequest", invalidRequest([{ field: "query", description: "is too long", reason: "maxLength" }])],
-    ["invalidRequestTarget", invalidRequestTarget("is not a path")],
-    ["malformedRequest", malformedRequest()],
     ["permissionDenied", permissionDenied("permission denied on project 'p'", { projectId: "p" })],
-    ["requestTimeout", requestTimeout()],
     ["alreadyExists", alreadyExists("API key 'k' already exists", { apikeyId: "k" })],
-    ["headersTooLarge", headersTooLarge()],
     ["shuttingDown", shuttingDown()],
     ["dependencyUnavailable", dependencyUnavailable()],
     ["notReady", notReady()],
     ["deadlineExceeded", deadlineExceeded(30_000)],
-    ["upstreamNotReady", upstreamNotReady()],
-    ["upstreamTlsFailed", upstreamTlsFailed()],
-    ["upstreamConnectionLost", upstreamConnectionLost()],
-    ["upstreamResponseTooLarge", upstreamResponseTooLarge(1024)],
     ["unsupportedBodyEncoding", unsupportedBodyEncoding()],
     ["unreadableBody", unreadableBody()],
     ["internalError with violations", internalError([{ field: "response.body.id", description: "x", reason: "type" }])],
@@ -178,23 +135,5 @@ describe("the README's table of reasons", () => {
     const row = readme.split("\n").find((line) => line.startsWith(`| \`${reason}\` |`));
     expect(row, `no row for ${reason}`).toBeDefined();
     if (status > 0) expect(row).toContain(`| ${status} |`);
-  });
-});
-
-describe("upstreamContractError", () => {
-  it("is a 502 whose BadRequest detail lists the violations", () => {
-    const violations = [{ field: "response.body.id", description: "must be string", reason: "type" }];
-    expect(upstreamContractError(violations).toBody()).toEqual({
-      code: 502,
-      message: "upstream response does not conform to the interface",
-      details: [
-        { "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: violations },
-        {
-          "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-          reason: "INVALID_UPSTREAM_RESPONSE",
-          domain: "compute-api",
-        },
-      ],
-    });
   });
 });

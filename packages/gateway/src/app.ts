@@ -4,7 +4,7 @@
  */
 
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { ApiError, compileContract, internalError, toApiError } from "@compute-api/contract";
+import { ApiError, compileContract, hasRequestBody, internalError, pathOf, toApiError } from "@compute-api/contract";
 import {
   type CorsHandler,
   corsHandler,
@@ -13,8 +13,7 @@ import {
   type JsonBody,
   jsonBodyReader,
   requestLogger,
-} from "@compute-api/contract/http";
-import { hasRequestBody, pathOf } from "@compute-api/contract/internal";
+} from "@compute-api/runtime";
 import getRawBody from "raw-body";
 import { upstreamAcceptEncoding } from "./content-coding.js";
 import { type ForwardOptions, forward } from "./forward.js";

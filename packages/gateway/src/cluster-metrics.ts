@@ -6,7 +6,7 @@
  */
 import type { Worker } from "node:cluster";
 import { randomUUID } from "node:crypto";
-import type { Logger } from "@compute-api/contract/http";
+import type { Logger } from "@compute-api/runtime";
 import { AggregatorRegistry, type Registry } from "prom-client";
 import {
   collectRequest,
@@ -20,9 +20,11 @@ import {
 
 /**
  * How long the primary waits for one worker's registry, in ms. A worker answers within a millisecond unless its
- * event loop is stuck; a scrape then goes on without it rather than failing, as it does for a dead one.
+ * event loop is stuck; a scrape then goes on without it rather than failing, as it does for a dead one. Half of
+ * Prometheus' default scrape timeout (10 s): on a machine busy enough to delay a worker by a second (one starting
+ * up beside it), 1 s left every worker out and answered an empty /metrics.
  */
-export const workerMetricsTimeoutMs = 1000;
+export const workerMetricsTimeoutMs = 5000;
 
 /** The primary's side: answers the workers' metrics requests from `serving()`'s registries. */
 export interface PrimaryMetrics {

@@ -7,7 +7,7 @@
 import cluster, { type Worker } from "node:cluster";
 import type { Server as HttpServer } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
-import { type Logger, onShutdownSignal } from "@compute-api/contract/http";
+import { type Logger, onShutdownSignal } from "@compute-api/runtime";
 import { connection, failed, type Message, ready } from "./cluster-messages.js";
 import { primaryMetrics } from "./cluster-metrics.js";
 

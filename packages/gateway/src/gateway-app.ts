@@ -5,7 +5,7 @@
  */
 
 import { createServer, type RequestListener, type Server } from "node:http";
-import { answerClientErrors } from "@compute-api/contract/http";
+import { answerClientErrors } from "@compute-api/runtime";
 
 /** The request listener of a gateway; `listen` starts a node:http server on it, as an Express app's does. */
 export interface GatewayApp extends RequestListener {

@@ -2,7 +2,7 @@
 
 import { baseUrlProblem } from "@compute-api/client/base-url";
 import type { OpenApiDocument, ResponseValidationMode } from "@compute-api/contract";
-import { defaultMaxBodyBytes, drainDefaults, type Logger } from "@compute-api/contract/http";
+import { defaultMaxBodyBytes, drainDefaults, type Logger } from "@compute-api/runtime";
 import type { Tracer } from "@opentelemetry/api";
 import type { Registry } from "prom-client";
 

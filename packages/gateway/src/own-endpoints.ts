@@ -1,6 +1,7 @@
 /** The gateway's own endpoints, outside /v1: liveness, readiness and Prometheus metrics. */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { pathOf, shuttingDown, upstreamNotReady } from "@compute-api/contract/internal";
+import { pathOf, shuttingDown } from "@compute-api/contract";
+import { upstreamNotReady } from "./gateway-errors.js";
 import { sendError, sendJson } from "./responses.js";
 import type { Upstream } from "./upstream.js";
 

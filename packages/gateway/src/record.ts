@@ -13,7 +13,7 @@
  */
 import { rename, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
-import type { Logger } from "@compute-api/contract/http";
+import type { Logger } from "@compute-api/runtime";
 import { type Resource, recordedUserId, scrub, snapshotOf } from "./record-data.js";
 
 export { recordedUserId, unrecordedBillingAccountId } from "./record-data.js";

@@ -5,9 +5,9 @@
  */
 import type { ServerResponse } from "node:http";
 import type { ApiError, Contract, ResponseValidationMode } from "@compute-api/contract";
-import type { Logger } from "@compute-api/contract/http";
-import { upstreamContractError } from "@compute-api/contract/internal";
+import type { Logger } from "@compute-api/runtime";
 import { decodeBody } from "./content-coding.js";
+import { upstreamContractError } from "./gateway-errors.js";
 import { clientResponseHeaders } from "./headers.js";
 import type { GatewayMetrics } from "./metrics.js";
 import type { GatewayTracing } from "./tracing.js";

@@ -1,9 +1,9 @@
 /** Starting compute-gateway from its command line: one process, or a node:cluster primary and its workers. */
 import cluster from "node:cluster";
 import type { Server } from "node:http";
-import { packageVersion, parseOrExit, processIo } from "@compute-api/contract/cli";
-import { createLogger, drainable, flushStdoutLog, type Logger, onShutdownSignal } from "@compute-api/contract/http";
-import { startTracing } from "@compute-api/contract/tracing";
+import { createLogger, drainable, flushStdoutLog, type Logger, onShutdownSignal } from "@compute-api/runtime";
+import { packageVersion, parseOrExit, processIo } from "@compute-api/runtime/cli";
+import { startTracing } from "@compute-api/runtime/tracing";
 import { type Tracer, trace } from "@opentelemetry/api";
 import { createGateway } from "./app.js";
 import { type CliConfig, parseCommandLine } from "./cli.js";

@@ -1,6 +1,5 @@
 /** Which requests the spec describes, for `--passthrough-unknown`. */
-import type { OpenApiDocument } from "@compute-api/contract";
-import { specOperations } from "@compute-api/contract/internal";
+import { type OpenApiDocument, specOperations } from "@compute-api/contract";
 
 /**
  * Returns a test of whether a method and path belong to an operation of the spec. It errs towards "known"

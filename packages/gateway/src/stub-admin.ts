@@ -3,8 +3,7 @@
  * backend's whole state, so the gateway never forwards it — not with `--passthrough-unknown`, not as a preflight,
  * however the path is spelled (any case, percent-encoded, with dot segments or doubled slashes).
  */
-import { type ApiError, notFound } from "@compute-api/contract";
-import { pathOf } from "@compute-api/contract/internal";
+import { type ApiError, notFound, pathOf } from "@compute-api/contract";
 import { normalizeTarget, removeDotSegments } from "./target.js";
 
 /** Whether a request target is under `/__stub`, as any backend could read it. */

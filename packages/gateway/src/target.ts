@@ -6,7 +6,7 @@
  * from `/`, without a fragment or a backslash.
  */
 import type { ApiError } from "@compute-api/contract";
-import { invalidRequestTarget } from "@compute-api/contract/internal";
+import { invalidRequestTarget } from "./gateway-errors.js";
 
 /** 400: a request target the gateway will not forward. */
 const badTarget = invalidRequestTarget;

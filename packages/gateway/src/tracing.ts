@@ -17,7 +17,7 @@ import {
   setHttpRoute,
   setServerResponse,
   spanMethod,
-} from "@compute-api/contract/tracing";
+} from "@compute-api/runtime/tracing";
 import {
   type Attributes,
   type Context,

@@ -6,7 +6,7 @@ import {
   upstreamTimeout,
   upstreamTlsFailed,
   upstreamUnavailable,
-} from "@compute-api/contract/internal";
+} from "./gateway-errors.js";
 
 // Errors that mean no connection could be made, as opposed to one that broke.
 const unreachable = new Set([

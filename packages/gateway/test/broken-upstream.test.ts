@@ -134,10 +134,11 @@ const faultCases: [
   string,
   { answer: (req: Received, res: ServerResponse) => void; status: number; message: RegExp },
 ][] = [
+  // Never answered, never finished: past the gateway's timeout however busy the machine.
   [
-    "a slow answer",
+    "an answer that never comes",
     {
-      answer: (_req, res) => void setTimeout(() => json(res, 200, { results: [] }), timeoutMs + 600),
+      answer: () => {},
       status: 504,
       message: new RegExp(`upstream did not respond within ${timeoutMs} ms`),
     },
@@ -148,7 +149,6 @@ const faultCases: [
       answer: (_req, res) => {
         res.writeHead(200, { "content-type": "application/json", "content-length": 100 });
         res.write('{"results":');
-        setTimeout(() => res.end(" ".repeat(89)), timeoutMs + 600);
       },
       status: 504,
       message: /did not respond within/,

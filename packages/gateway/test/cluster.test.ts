@@ -81,7 +81,7 @@ async function startWorkers(workers: number): Promise<{ running: Running; port: 
   started.push({ running, upstream });
   await until(
     () => workerPids().length >= workers,
-    30_000,
+    90_000,
     () => output,
   );
   return { running, port };
@@ -123,20 +123,20 @@ async function until(done: () => boolean, ms: number, context: () => string): Pr
   }
 }
 
-/** What one scrape got: the answer and how long it took, or no answer at all within 3 s (`lost`). */
-type Scrape = { status: number; text: string; ms: number; startedAt: number } | { lost: string; startedAt: number };
+/** What one scrape got: the answer, or no answer at all within 20 s (`lost`: a hang, whatever the machine's load). */
+type Scrape = { status: number; text: string; startedAt: number } | { lost: string; startedAt: number };
 
 /** GET /metrics on a new connection (a kept-alive one to the killed worker would only fail faster). */
 function scrape(port: number): Promise<Scrape> {
   const startedAt = performance.now();
   return new Promise((resolve) => {
-    const req = get({ host: "127.0.0.1", port, path: "/metrics", agent: false, timeout: 3000 }, (res) => {
+    const req = get({ host: "127.0.0.1", port, path: "/metrics", agent: false, timeout: 20_000 }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text, ms: performance.now() - startedAt, startedAt }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text, startedAt }));
     });
-    req.on("timeout", () => req.destroy(new Error("no answer within 3 s")));
+    req.on("timeout", () => req.destroy(new Error("no answer within 20 s")));
     req.on("error", (error: NodeJS.ErrnoException) => resolve({ lost: error.code ?? error.message, startedAt }));
   });
 }
@@ -155,12 +155,14 @@ describe("compute-gateway --workers, /metrics", () => {
     const noticed = running.seen(/a worker died; starting another/);
     process.kill(victim!, "SIGKILL");
     // At once and repeatedly, two every 50 ms without waiting for answers: before the primary noticed, after, while
-    // the new worker starts and once it serves.
+    // the new worker starts and once it serves (10 rounds after both); up to a minute, for a hang.
     const pending: Promise<Scrape>[] = [];
     let noticedAt = Infinity;
     void noticed.then((at) => (noticedAt = at));
     const replaced = () => running.workerPids().length >= 3;
-    for (let round = 0; round < 200 && !(replaced() && performance.now() > noticedAt + 1000); round++) {
+    let roundsAfter = 0;
+    for (const deadline = performance.now() + 60_000; roundsAfter < 10 && performance.now() < deadline; ) {
+      if (replaced() && performance.now() > noticedAt) roundsAfter++;
       pending.push(scrape(port), scrape(port));
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -176,20 +178,22 @@ describe("compute-gateway --workers, /metrics", () => {
         );
         continue;
       }
-      expect({ status: s.status, fast: s.ms < 2000 }).toEqual({ status: 200, fast: true });
+      expect(s.status).toBe(200);
       expect(s.text).toContain("# TYPE gateway_requests_total counter");
     }
     expect(scrapes.filter((s) => "status" in s && s.startedAt >= noticedAt).length).toBeGreaterThanOrEqual(10);
+    // No scrape waited for the dead worker's registry: the primary logs each worker it gave up waiting for.
+    expect(running.output()).not.toMatch(new RegExp(`"pid":${victim},"msg":"a worker did not send its metrics`));
     expect(alive(victim!)).toBe(false);
-  });
+  }, 180_000);
 
-  it("leaves nothing running once stopped", async () => {
+  it("leaves nothing running once stopped", { timeout: 120_000 }, async () => {
     const { running } = await startWorkers(2);
     const pids = [running.primary.pid!, ...running.workerPids()];
     await stop(running);
     await until(
       () => pids.every((pid) => !alive(pid)),
-      5000,
+      20_000,
       () => `still running: ${pids.filter(alive).join(", ")}`,
     );
   });

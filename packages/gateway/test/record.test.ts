@@ -66,7 +66,7 @@ describe("compute-gateway --record in front of the Postgres example", () => {
     for (const query of searches) finalAnswers.push(await (await search(gateway.url, keys.alice, query)).text());
     // The drain's end: the gateway closes, and the recording is written a last time.
     await gateway.close();
-  }, 120_000);
+  }, 360_000);
   afterAll(async () => {
     await backend?.close();
   });
@@ -123,7 +123,7 @@ describe("the recorder", () => {
       ],
     };
     recorder.answered("searchResources", 200, Buffer.from(JSON.stringify(answer)));
-    await expect.poll(() => readFileSync(file, "utf8"), { timeout: 5000 }).toContain('"id": "ba-1"');
+    await expect.poll(() => readFileSync(file, "utf8"), { timeout: 15_000 }).toContain('"id": "ba-1"');
     await recorder.close();
   });
 

@@ -8,9 +8,8 @@
 import { once } from "node:events";
 import { request, type Server } from "node:http";
 import { connect } from "node:net";
-import type { FieldViolation } from "@compute-api/contract";
-import { createLogger } from "@compute-api/contract/http";
-import { maxFieldViolations } from "@compute-api/contract/internal";
+import { type FieldViolation, maxFieldViolations } from "@compute-api/contract";
+import { createLogger } from "@compute-api/runtime";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createGateway, type Gateway } from "../src/index.js";
 import { type RawResponse, send } from "./support/client.js";
@@ -65,19 +64,18 @@ describe("130,000 invalid volume ids (maxItems is 64)", () => {
     expect(upstream.received).toHaveLength(0);
   });
 
-  it("leaves the event loop free: /healthz answers within a second, again and again, while ten are in flight (it took seconds)", async () => {
+  it("leaves the event loop free: each of ten in flight costs one maxItems check, not an error per item (it took seconds), and /healthz answers meanwhile", async () => {
     let done = false;
     const answers = Promise.all(
       Array.from({ length: 10 }, () => send(gateway.url, { method: "PATCH", path: machine, headers: json, body })),
     ).finally(() => (done = true));
-    const waits: number[] = [];
-    do {
-      const started = performance.now();
-      expect((await send(gateway.url, { path: "/healthz" })).status).toBe(200);
-      waits.push(performance.now() - started);
-    } while (!done);
-    expect((await answers).map((res) => res.status)).toEqual(Array.from({ length: 10 }, () => 400));
-    expect(Math.max(...waits)).toBeLessThan(1000);
+    do expect((await send(gateway.url, { path: "/healthz" })).status).toBe(200);
+    while (!done);
+    const answered = await answers;
+    expect(answered.map((res) => res.status)).toEqual(Array.from({ length: 10 }, () => 400));
+    // The work each took: the size bound failed and the 130,000 items were never looked at one by one.
+    for (const res of answered)
+      expect(violations(res).map((v) => [v.field, v.reason])).toEqual([["volumeIds", "maxItems"]]);
   });
 });
 
@@ -160,6 +158,13 @@ function sendTarget(
   });
 }
 
+/** How many connections `server` holds. */
+function connectionsOf(server: Server): Promise<number> {
+  return new Promise((resolve, reject) =>
+    server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+  );
+}
+
 /** Sends request headers announcing `length` body bytes, then one byte every `everyMs`; resolves with what came back. */
 async function trickle(
   port: number,
@@ -214,19 +219,42 @@ describe("slow peers", () => {
   it("a body trickled at 5 bytes/s is answered 408 with the error body at the request timeout, not held for minutes", async () => {
     const { text, ms } = await trickle(port, machine, 1000, 200);
     expect(text).toMatch(/^HTTP\/1\.1 408 [\s\S]*"REQUEST_TIMEOUT"/);
-    expect(ms).toBeLessThan(4000);
+    // Its whole body would take 200 s: the answer came at the timeout (1 s), however busy the machine.
+    expect(ms).toBeLessThan(20_000);
     expect(upstream.received).toHaveLength(0);
   });
 
   it("passthrough bodies still arriving take no upstream connection: a search is answered while they trickle", async () => {
-    const trickling = Array.from({ length: 4 }, () => trickle(port, "/v1/unknown", 1000, 200));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const started = Date.now();
-    const res = await send(`http://127.0.0.1:${port}`, { path: "/v1/resources/search?query=a", headers: auth });
-    expect(res.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(900);
-    for (const { text } of await Promise.all(trickling)) expect(text).toMatch(/^HTTP\/1\.1 408 /);
-    expect(upstream.received.map((r) => r.url)).toEqual(["/v1/resources/search?query=a"]);
+    // Its request timeout keeps the trickles open for seconds after the search, however busy the machine.
+    const patient = await createGateway({
+      upstream: upstream.url,
+      passthroughUnknown: true,
+      requestTimeoutMs: 5000,
+      connections: 2,
+      logger: createLogger({ level: "silent" }),
+    });
+    const listener = patient.app.listen(0, "127.0.0.1");
+    await once(listener, "listening");
+    const patientPort = (listener.address() as { port: number }).port;
+    try {
+      let trickles = 4;
+      const trickling = Array.from({ length: trickles }, () =>
+        trickle(patientPort, "/v1/unknown", 1000, 200).finally(() => trickles--),
+      );
+      await expect.poll(() => connectionsOf(listener), { timeout: 20_000 }).toBe(4);
+      const res = await send(`http://127.0.0.1:${patientPort}`, {
+        path: "/v1/resources/search?query=a",
+        headers: auth,
+      });
+      expect(res.status).toBe(200);
+      expect(trickles, "trickles still open when the search was answered").toBe(4);
+      for (const { text } of await Promise.all(trickling)) expect(text).toMatch(/^HTTP\/1\.1 408 /);
+      expect(upstream.received.map((r) => r.url)).toEqual(["/v1/resources/search?query=a"]);
+    } finally {
+      listener.closeAllConnections();
+      listener.close();
+      await patient.close();
+    }
   });
 });
 

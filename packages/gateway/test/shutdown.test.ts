@@ -7,8 +7,7 @@
  */
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
-import { createLogger, drainable } from "@compute-api/contract/http";
+import { drainable } from "@compute-api/runtime";
 import { captureLogs } from "@compute-api/test-support";
 import { afterEach, expect, it } from "vitest";
 import { auth, json, type TestGateway, type TestUpstream, testGateway, testUpstream } from "./support/servers.js";
@@ -68,13 +67,14 @@ it("refuses new connections, answers /readyz 503 and with Connection: close, let
   expect(await idle.get(search("a"))).toMatch(/^HTTP\/1\.1 200 [\s\S]*Connection: keep-alive/i);
   expect(await later.get(search("b"))).toMatch(/^HTTP\/1\.1 200 /);
   const slow = busy.get(search("slow"));
-  await sleep(100);
+  // In flight: the upstream has it, and answers it 600 ms later.
+  await expect.poll(() => upstream.received.some((r) => r.url === search("slow"))).toBe(true);
 
   gateway.gateway.drain();
   const started = Date.now();
-  const drained = connections
-    .drain({ graceMs: 800, timeoutMs: 5000, logger: createLogger({ level: "silent" }) })
-    .then(() => Date.now());
+  // A deadline far past the grace, so that what ends the drain is the last connection's close, not the deadline.
+  const { lines, logger } = captureLogs<{ msg: string; connections?: number }>({ level: "info" });
+  const drained = connections.drain({ graceMs: 800, timeoutMs: 20_000, logger }).then(() => Date.now());
 
   // A request on a connection that was idle when the drain began is answered, and closes its connection.
   const readyz = await later.get("/readyz");
@@ -87,25 +87,29 @@ it("refuses new connections, answers /readyz 503 and with Connection: close, let
   // The request in flight finishes, told to close, and its connection closes after it.
   expect(await slow).toMatch(/^HTTP\/1\.1 200 [\s\S]*Connection: close/i);
   await busy.closed;
-  // The connection that stays idle is kept for the grace period, then closed; the drain ends with it.
+  // The connection that stays idle is kept for the grace period (800 ms), then closed; the drain ends with it,
+  // long before its deadline (20 s).
   const idleClosed = (await idle.closed) - started;
   expect(idleClosed).toBeGreaterThanOrEqual(750);
-  expect(idleClosed).toBeLessThan(3000);
-  expect((await drained) - started).toBeLessThan(idleClosed + 500);
+  expect(idleClosed).toBeLessThan(10_000);
+  expect((await drained) - started).toBeLessThan(10_000);
+  // The grace says what it closed (with a balancer whose idle time is below it, it never has to).
+  expect(lines).toContainEqual(
+    expect.objectContaining({ msg: expect.stringMatching(/^shutdown grace over: closing \d+ idle connection/) }),
+  );
 });
 
 it("cuts a request still running at the deadline, and logs it", async () => {
   upstream = await testUpstream();
-  upstream.answer = (_req, res) => void setTimeout(() => json(res, 200, { results: [] }), 3000);
+  // Never answered: only the deadline ends the drain.
+  upstream.answer = () => {};
   gateway = await testGateway({ upstream: upstream.url });
   const { lines, logger } = captureLogs({ level: "warn" });
   const connections = drainable(gateway.server);
   const busy = await connection(gateway.port);
   void busy.get(search("stuck"));
-  await sleep(100);
-  const started = Date.now();
+  await expect.poll(() => upstream.received.some((r) => r.url === search("stuck"))).toBe(true);
   await connections.drain({ graceMs: 10_000, timeoutMs: 300, logger });
-  expect(Date.now() - started).toBeLessThan(2000);
   await busy.closed;
   expect(lines).toContainEqual(
     expect.objectContaining({ method: "GET", url: search("stuck"), msg: expect.stringMatching(/request cut/) }),

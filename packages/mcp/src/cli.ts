@@ -20,7 +20,7 @@ import {
   shutdownFlags,
   unprefixed,
   usageError,
-} from "@compute-api/contract/cli";
+} from "@compute-api/runtime/cli";
 import { type Command, Option } from "commander";
 import { isLoopback } from "./http.js";
 

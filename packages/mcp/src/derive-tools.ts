@@ -68,6 +68,7 @@ export function deriveTools(document: OpenApiDocument): GeneratedTools {
   return { specVersion: String(info.version), tools };
 }
 
+/** The tool of one operation: its arguments, its result's schema, its description and annotations. */
 function deriveTool(
   spec: JsonObject,
   path: string,
@@ -77,17 +78,65 @@ function deriveTool(
   shared: Json[],
 ): GeneratedTool {
   const where = `${name} (${method.toUpperCase()} ${path})`;
+  const fields = inputFields(where);
+  const own = Array.isArray(operation.parameters) ? operation.parameters : [];
+  const { pathParameters, queryParameters } = addParameters(spec, where, [...shared, ...own], fields);
+  const { bodyProperties, minProperties } = addBodyProperties(spec, where, operation, fields, pathParameters.length);
+  const { outputSchema, shownOnce } = toolOutput(spec, where, operation);
+  const summary = typeof operation.summary === "string" ? operation.summary : name;
+  const hints = methodHints[method];
+  if (!hints) throw new Error(`${where}: no annotations for ${method.toUpperCase()}`);
+  const inputSchema: McpTool["inputSchema"] = {
+    type: "object",
+    properties: fields.properties,
+    required: fields.required,
+    additionalProperties: false,
+    ...(minProperties !== undefined && { minProperties }),
+  };
+  return {
+    tool: {
+      name,
+      title: summary,
+      description: toolDescription(operation, summary),
+      inputSchema,
+      outputSchema,
+      annotations: { title: summary, ...hints, openWorldHint: false },
+    },
+    operation: { method: method.toUpperCase(), path, pathParameters, queryParameters, bodyProperties, shownOnce },
+  };
+}
+
+/** The flat input object of a tool, built one argument at a time; two arguments of one name are an error. */
+interface InputFields {
+  readonly properties: JsonObject;
+  readonly required: string[];
+  add(field: string, schema: Json, isRequired: boolean): void;
+}
+
+function inputFields(where: string): InputFields {
   const properties: JsonObject = {};
   const required: string[] = [];
+  return {
+    properties,
+    required,
+    add(field, schema, isRequired) {
+      if (field in properties) throw new Error(`${where}: two arguments are named ${field}`);
+      properties[field] = schema;
+      if (isRequired) required.push(field);
+    },
+  };
+}
+
+/** The path and query parameters as arguments, each with its schema's constraints inlined. */
+function addParameters(
+  spec: JsonObject,
+  where: string,
+  parameters: Json[],
+  fields: InputFields,
+): { pathParameters: string[]; queryParameters: string[] } {
   const pathParameters: string[] = [];
   const queryParameters: string[] = [];
-  const add = (field: string, schema: Json, isRequired: boolean) => {
-    if (field in properties) throw new Error(`${where}: two arguments are named ${field}`);
-    properties[field] = schema;
-    if (isRequired) required.push(field);
-  };
-  const own = Array.isArray(operation.parameters) ? operation.parameters : [];
-  for (const raw of [...shared, ...own]) {
+  for (const raw of parameters) {
     if (!isObject(raw)) continue;
     const parameter = resolveRef(spec, raw);
     const { name: field, in: location, description, required: isRequired, example } = parameter;
@@ -97,7 +146,7 @@ function deriveTool(
     else throw new Error(`${where}: parameter ${field} is in ${String(location)}, which a tool cannot send`);
     // The parameter's own description and example, not those of the schema it shares with other parameters.
     const schema = inlined(spec, parameter.schema ?? {});
-    add(
+    fields.add(
       field,
       isObject(schema)
         ? {
@@ -109,27 +158,46 @@ function deriveTool(
       location === "path" || isRequired === true,
     );
   }
+  return { pathParameters, queryParameters };
+}
 
-  let bodyProperties: string[] | null = null;
-  let minProperties: number | undefined;
+/**
+ * The request body's properties as arguments (a JSON object body only); `bodyProperties` null without a body, and
+ * the body's minProperties counted in the flat object, which holds `pathCount` path parameters besides.
+ */
+function addBodyProperties(
+  spec: JsonObject,
+  where: string,
+  operation: JsonObject,
+  fields: InputFields,
+  pathCount: number,
+): { bodyProperties: string[] | null; minProperties: number | undefined } {
   const requestBody = isObject(operation.requestBody) ? resolveRef(spec, operation.requestBody) : undefined;
-  if (requestBody) {
-    const content = isObject(requestBody.content) ? requestBody.content : {};
-    const media = content["application/json"];
-    if (!isObject(media)) throw new Error(`${where}: the request body is not application/json`);
-    const body = inlined(spec, media.schema ?? {});
-    if (!isObject(body) || body.type !== "object" || !isObject(body.properties)) {
-      throw new Error(`${where}: the request body is not an object with properties`);
-    }
-    bodyProperties = Object.keys(body.properties);
-    const bodyRequired = Array.isArray(body.required) ? body.required : [];
-    for (const [field, schema] of Object.entries(body.properties)) {
-      add(field, schema, requestBody.required === true && bodyRequired.includes(field));
-    }
-    // The flat object holds every path parameter, so "at least n body fields" is "at least that many more".
-    if (typeof body.minProperties === "number") minProperties = pathParameters.length + body.minProperties;
+  if (!requestBody) return { bodyProperties: null, minProperties: undefined };
+  const content = isObject(requestBody.content) ? requestBody.content : {};
+  const media = content["application/json"];
+  if (!isObject(media)) throw new Error(`${where}: the request body is not application/json`);
+  const body = inlined(spec, media.schema ?? {});
+  if (!isObject(body) || body.type !== "object" || !isObject(body.properties)) {
+    throw new Error(`${where}: the request body is not an object with properties`);
   }
+  const bodyRequired = Array.isArray(body.required) ? body.required : [];
+  for (const [field, schema] of Object.entries(body.properties)) {
+    fields.add(field, schema, requestBody.required === true && bodyRequired.includes(field));
+  }
+  return {
+    bodyProperties: Object.keys(body.properties),
+    // The flat object holds every path parameter, so "at least n body fields" is "at least that many more".
+    minProperties: typeof body.minProperties === "number" ? pathCount + body.minProperties : undefined,
+  };
+}
 
+/** The 200 response's schema as the tool's outputSchema, and the result fields it shows only once (a new key). */
+function toolOutput(
+  spec: JsonObject,
+  where: string,
+  operation: JsonObject,
+): { outputSchema: McpTool["outputSchema"]; shownOnce: string[] } {
   const response = isObject(operation.responses) ? operation.responses["200"] : undefined;
   const media =
     isObject(response) && isObject(resolveRef(spec, response).content)
@@ -146,9 +214,12 @@ function deriveTool(
         /returned only in this response/i.test(schema.description),
     )
     .map(([field]) => field);
+  return { outputSchema, shownOnce };
+}
 
-  const summary = typeof operation.summary === "string" ? operation.summary : name;
-  const description = [
+/** The summary, then the description (search syntax, score, rules), then the statuses the operation may fail with. */
+function toolDescription(operation: JsonObject, summary: string): string {
+  return [
     summary,
     typeof operation.description === "string" ? operation.description : "",
     `A failure (statuses ${failureStatuses(operation)}) is an error result that names the status, the reason, ` +
@@ -156,24 +227,4 @@ function deriveTool(
   ]
     .filter(Boolean)
     .join("\n\n");
-  const hints = methodHints[method];
-  if (!hints) throw new Error(`${where}: no annotations for ${method.toUpperCase()}`);
-  const inputSchema: McpTool["inputSchema"] = {
-    type: "object",
-    properties,
-    required,
-    additionalProperties: false,
-    ...(minProperties !== undefined && { minProperties }),
-  };
-  return {
-    tool: {
-      name,
-      title: summary,
-      description,
-      inputSchema,
-      outputSchema,
-      annotations: { title: summary, ...hints, openWorldHint: false },
-    },
-    operation: { method: method.toUpperCase(), path, pathParameters, queryParameters, bodyProperties, shownOnce },
-  };
 }

@@ -14,7 +14,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { type Logger, requestLogger } from "@compute-api/contract/http";
+import { type Logger, requestLogger } from "@compute-api/runtime";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { createMcpServer } from "./server.js";
 import type { ToolRunner } from "./tool-runner.js";

@@ -1,7 +1,7 @@
 /** compute-mcp's start: the command line, the tool runner, then stdio or Streamable HTTP until told to stop. */
 import { createServer } from "node:http";
-import { parseOrExit } from "@compute-api/contract/cli";
-import { createLogger, drainable, type Logger, onShutdownSignal } from "@compute-api/contract/http";
+import { createLogger, drainable, type Logger, onShutdownSignal } from "@compute-api/runtime";
+import { parseOrExit } from "@compute-api/runtime/cli";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type CliConfig, parseCommandLine } from "./cli.js";
 import { createHttpHandler, isLoopback, mcpPath } from "./http.js";

@@ -3,7 +3,7 @@
  * served as they are (the SDK's `McpServer.registerTool` takes zod schemas and would list its own rendering of them).
  */
 
-import { packageVersion } from "@compute-api/contract/cli";
+import { packageVersion } from "@compute-api/runtime/cli";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolRunner } from "./tool-runner.js";

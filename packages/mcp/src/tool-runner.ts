@@ -5,7 +5,7 @@
  */
 import { ComputeNetworkError, createComputeClient } from "@compute-api/client";
 import { type Contract, compileContract } from "@compute-api/contract";
-import type { Logger } from "@compute-api/contract/http";
+import type { Logger } from "@compute-api/runtime";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { GeneratedTool } from "./derive-tools.js";
 import { checkArguments } from "./tool-arguments.js";

@@ -81,7 +81,7 @@ async function gatewayFor(upstream: string): Promise<Listening> {
 }
 
 // Some tests start another compute-mcp, which takes seconds on a loaded machine.
-describe.each(setups)("compute-mcp over $name", { timeout: 90_000 }, (setup) => {
+describe.each(setups)("compute-mcp over $name", { timeout: 270_000 }, (setup) => {
   let stub: TestStub;
   let limited: TestStub;
   let front: Listening[] = [];
@@ -92,8 +92,9 @@ describe.each(setups)("compute-mcp over $name", { timeout: 90_000 }, (setup) => 
 
   beforeAll(async () => {
     stub = await startStub();
-    // One request a second per key: the second call in a row is answered 429 with Retry-After.
-    limited = await startStub({ faults: { rateLimit: 1 } });
+    // One request a minute per key: the second call in a row is answered 429 with Retry-After, however busy the
+    // machine.
+    limited = await startStub({ faults: { rateLimit: 1 / 60 } });
     baseUrl = stub.url;
     limitedUrl = limited.url;
     if (setup.gateway) {

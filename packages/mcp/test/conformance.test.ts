@@ -47,5 +47,5 @@ describe.skipIf(skipWithout(node24Program))("the MCP conformance suite's server 
       expect(output).toMatch(new RegExp(`✓ ${scenario}: [1-9]\\d* passed, 0 failed`));
     }
     expect(code).toBe(0);
-  }, 150_000);
+  }, 450_000);
 });

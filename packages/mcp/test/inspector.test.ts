@@ -25,7 +25,7 @@ function inspect(args: string[]): Promise<Record<string, unknown>> {
     execFile(
       process.execPath,
       [path.join(inspectorBuild, "cli.js"), "--cli", ...args],
-      { cwd: inspectorBuild, timeout: 60_000, env: { PATH: process.env.PATH ?? "" } },
+      { cwd: inspectorBuild, timeout: 180_000, env: { PATH: process.env.PATH ?? "" } },
       (error, stdout, stderr) => {
         const json = stdout.slice(stdout.indexOf("{"));
         try {
@@ -103,7 +103,7 @@ describe("the MCP Inspector's command line", () => {
       expect((result.content as { text: string }[])[0]?.text).toMatch(want);
     }
     // Four inspector runs, each starting compute-mcp: on a loaded machine that is more than the default 30 s.
-  }, 180_000);
+  }, 540_000);
 
   it("over Streamable HTTP, with the client token as a header, lists the tools and calls one", async () => {
     const target = [http.url, "--transport", "http", "--header", `Authorization: Bearer ${token}`];
@@ -122,5 +122,5 @@ describe("the MCP Inspector's command line", () => {
     expect((result.content as { text: string }[])[0]?.text).toMatch(/^searchResources: \d+ results?/);
     const refused = await inspect([http.url, "--transport", "http", "--method", "tools/list"]).catch((e: Error) => e);
     expect(String(refused)).toMatch(/missing or wrong bearer token/);
-  }, 120_000);
+  }, 360_000);
 });

@@ -5,6 +5,7 @@
  * examples/postgres's compute-postgres use it.
  */
 export { startCommandTracing } from "./cli/command-tracing.js";
+export { dataOptions } from "./cli/data-flags.js";
 export { type ListeningOptions, listeningLines, type StartKey } from "./cli/listening-lines.js";
 export { type DrainingServer, type DrainTimes, drainTimesOf, runUntilSignal } from "./cli/run-until-signal.js";
 export {

@@ -7,9 +7,15 @@
  * `validator-errors.ts`. The gateway holds traffic to the same spec with the compiled contract, and a differential
  * test keeps them answering alike.
  */
-import { loadSpec, type OpenApiDocument, unauthenticated } from "@compute-api/contract";
-import { jsonBodyParser } from "@compute-api/contract/http";
-import { bearerToken, boundedSchemas, int32Format } from "@compute-api/contract/internal";
+import {
+  bearerToken,
+  boundedSchemas,
+  int32Format,
+  loadSpec,
+  type OpenApiDocument,
+  unauthenticated,
+} from "@compute-api/contract";
+import { jsonBodyParser } from "@compute-api/runtime";
 import type { Request, RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { discriminatedOneOfs } from "./discriminated-one-of.js";

@@ -4,9 +4,8 @@
  * (contract-validator.ts), warmed up before the promise resolves; every failure is the interface's error body.
  */
 
-import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
-import { corsHandler, createLogger, type Logger, requestLogger } from "@compute-api/contract/http";
-import { parseQueryString, specOperations } from "@compute-api/contract/internal";
+import { loadSpec, type OpenApiDocument, parseQueryString, specOperations } from "@compute-api/contract";
+import { corsHandler, createLogger, type Logger, requestLogger } from "@compute-api/runtime";
 import compression from "compression";
 import express, { type Express, type RequestHandler, Router } from "express";
 import { type Authenticate, authenticator } from "./authentication.js";

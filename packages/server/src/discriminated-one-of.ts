@@ -10,8 +10,7 @@
  * qualify stays as written.
  * @see https://spec.openapis.org/oas/v3.1.0#discriminator-object
  */
-import type { OpenApiDocument } from "@compute-api/contract";
-import { deref } from "@compute-api/contract/internal";
+import { deref, type OpenApiDocument } from "@compute-api/contract";
 
 type Schema = Record<string, unknown>;
 

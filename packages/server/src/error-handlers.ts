@@ -4,7 +4,7 @@
  */
 
 import { type ApiError, internalError, notFound as notFoundError } from "@compute-api/contract";
-import type { Logger } from "@compute-api/contract/http";
+import type { Logger } from "@compute-api/runtime";
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { authenticationFailureOf } from "./authentication.js";
 import { recordErrorAnswer } from "./tracing.js";

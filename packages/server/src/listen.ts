@@ -2,7 +2,7 @@
 
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { answerClientErrors, type DrainOptions, drainable } from "@compute-api/contract/http";
+import { answerClientErrors, type DrainOptions, drainable } from "@compute-api/runtime";
 import type { Express } from "express";
 
 /** Where to listen. */

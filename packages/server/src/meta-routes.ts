@@ -3,9 +3,8 @@
  * (readiness: the implementation's check passes and the server is not draining), and the bundled spec at
  * `/openapi.json`.
  */
-import { notReady, type OpenApiDocument } from "@compute-api/contract";
-import type { Logger } from "@compute-api/contract/http";
-import { shuttingDown } from "@compute-api/contract/internal";
+import { notReady, type OpenApiDocument, shuttingDown } from "@compute-api/contract";
+import type { Logger } from "@compute-api/runtime";
 import { type RequestHandler, Router } from "express";
 import { sendError } from "./error-handlers.js";
 import { signalOf } from "./request-deadline.js";

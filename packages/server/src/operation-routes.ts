@@ -5,13 +5,12 @@
  * request's signal has fired (its deadline passed and was answered 504, or its client went away), the handler is
  * not called, and what it returns or throws after that is dropped.
  */
-import { ApiError, internalError, type OpenApiDocument } from "@compute-api/contract";
-import type { Logger } from "@compute-api/contract/http";
-import { specOperations } from "@compute-api/contract/internal";
+import { ApiError, internalError, type OpenApiDocument, specOperations } from "@compute-api/contract";
+import { secretBodies } from "@compute-api/rules";
+import type { Logger } from "@compute-api/runtime";
 import { type RequestHandler, Router } from "express";
 import type { Principals } from "./principals.js";
 import { signalOf } from "./request-deadline.js";
-import { secretBodies } from "./rules/api-keys.js";
 import type { HandlerInput, Handlers, OperationId } from "./types.js";
 
 /** `/v1/projects/{projectId}` → `/v1/projects/:projectId`, Express's form of a path template. */

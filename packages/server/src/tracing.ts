@@ -5,7 +5,7 @@
  * when the answer is sent or the connection closes. Named `GET /v1/resources/search` once routed, it holds the
  * stable HTTP conventions, the operationId, and an error answer's ErrorInfo reason and field names (never a
  * value, a header besides the user agent, or a body). Without a registered SDK (`startTracing` of
- * `@compute-api/contract/tracing` not configured) the API is a no-op and the middleware only calls `next`.
+ * `@compute-api/runtime/tracing` not configured) the API is a no-op and the middleware only calls `next`.
  */
 import type { ServerResponse } from "node:http";
 import {
@@ -16,7 +16,7 @@ import {
   setErrorDetails,
   setHttpRoute,
   setServerResponse,
-} from "@compute-api/contract/tracing";
+} from "@compute-api/runtime/tracing";
 import { context, isSpanContextValid, type Span, SpanKind, trace } from "@opentelemetry/api";
 import type { Request, RequestHandler } from "express";
 

@@ -3,8 +3,15 @@
  * the gateway's compiled contract answers, and the contract knows nothing of this library. What is not one of its
  * errors (body-parser's, the handlers' ApiErrors, anything thrown) goes to the contract's `toApiError`.
  */
-import { type ApiError, notFound, toApiError, unauthenticated } from "@compute-api/contract";
-import { malformedUri, methodNotAllowed, unsupportedMediaType } from "@compute-api/contract/internal";
+import {
+  type ApiError,
+  malformedUri,
+  methodNotAllowed,
+  notFound,
+  toApiError,
+  unauthenticated,
+  unsupportedMediaType,
+} from "@compute-api/contract";
 import * as OpenApiValidator from "express-openapi-validator";
 
 const { MethodNotAllowed, NotFound, BadRequest, Unauthorized, UnsupportedMediaType } = OpenApiValidator.error;

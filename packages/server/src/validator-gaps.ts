@@ -3,19 +3,19 @@
  * parser is the contract's in any app, a body sent to an operation that takes none, a JSON request without a required body,
  * and query parameters the operation does not declare, named as sent.
  */
-import { invalidRequest, type OpenApiDocument } from "@compute-api/contract";
 import {
   deref,
   hasRequestBody,
+  invalidRequest,
   mediaTypeOf,
   missingRequestBody,
+  type OpenApiDocument,
   parseQueryString,
-  queryNames,
   searchOf,
   specOperations,
   undeclaredQueryParameter,
   unexpectedRequestBody,
-} from "@compute-api/contract/internal";
+} from "@compute-api/contract";
 import type { Request, RequestHandler } from "express";
 
 type OpenApiRequest = Request & { openapi?: { openApiRoute?: string } };
@@ -80,6 +80,9 @@ export function requestBodies(spec: OpenApiDocument): RequestHandler {
     next(invalidRequest([missingRequestBody]));
   };
 }
+
+/** The names of the query parameters as sent, read with the contract's parser as its check of undeclared names reads them. */
+const queryNames = (search: string): string[] => (search === "" ? [] : Object.keys(parseQueryString(search)));
 
 /**
  * Refuses query parameters the operation does not declare, named as sent. express-openapi-validator's own check

@@ -3,8 +3,7 @@
  * request of each operation, so one example request per operation is sent through it before the app takes traffic.
  */
 import type { Server } from "node:http";
-import type { OpenApiDocument } from "@compute-api/contract";
-import { deref, parseQueryString, specOperations } from "@compute-api/contract/internal";
+import { deref, type OpenApiDocument, parseQueryString, specOperations } from "@compute-api/contract";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import { fromValidatorError } from "./validator-errors.js";
 

@@ -1,6 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
-import { parseQueryString } from "@compute-api/contract/internal";
+import { loadSpec, type OpenApiDocument, parseQueryString } from "@compute-api/contract";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { createContractValidator } from "../src/contract-validator.js";

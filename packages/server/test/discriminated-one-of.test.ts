@@ -1,5 +1,4 @@
-import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
-import { boundedSchemas, createAjv } from "@compute-api/contract/internal";
+import { boundedSchemas, createAjv, loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import { builtinFixtures } from "@compute-api/fixtures";
 import { Store } from "@compute-api/stub-server/testing";
 import { describe, expect, it } from "vitest";

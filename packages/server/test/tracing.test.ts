@@ -10,7 +10,7 @@ import { once } from "node:events";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { startTracing, type Tracing } from "@compute-api/contract/tracing";
+import { startTracing, type Tracing } from "@compute-api/runtime/tracing";
 import { captureLogs, killGroup } from "@compute-api/test-support";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "@compute-api/test-support/otlp";
 import { trace } from "@opentelemetry/api";

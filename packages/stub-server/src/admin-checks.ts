@@ -1,7 +1,8 @@
 /**
  * The admin API's checks of what a request gives it, each turned into the interface's violations: the 400 of a data
  * set that cannot be served (restore and load), and the journal's filter read from a `GET /__stub/requests` query.
- * The fault settings have their own file, admin-faults.ts; the routes that use these are in admin.ts.
+ * The fault settings have their own file, admin-faults.ts; the routes that use these are in admin-state.ts (restore
+ * and load) and admin.ts (the journal).
  */
 import { type FieldViolation, invalidRequest } from "@compute-api/contract";
 import type { FixtureError } from "@compute-api/fixtures";

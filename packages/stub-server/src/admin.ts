@@ -6,32 +6,21 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import {
-  type FieldViolation,
-  internalError,
+  bearerToken,
+  hasRequestBody,
   invalidRequest,
+  methodNotAllowed,
+  missingRequestBody,
   notFound,
   type OpenApiDocument,
   unauthenticated,
-} from "@compute-api/contract";
-import { jsonBodyReader } from "@compute-api/contract/http";
-import {
-  bearerToken,
-  hasRequestBody,
-  methodNotAllowed,
-  missingRequestBody,
   unsupportedMediaType,
-} from "@compute-api/contract/internal";
-import {
-  builtinFixtures,
-  FixtureError,
-  type Fixtures,
-  generateFixtures,
-  minGenerateCount,
-  validFixtures,
-} from "@compute-api/fixtures";
+} from "@compute-api/contract";
+import { jsonBodyReader } from "@compute-api/runtime";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
-import { filterOf, unservable } from "./admin-checks.js";
+import { filterOf } from "./admin-checks.js";
 import { changeFaults, faultSettingsOf } from "./admin-faults.js";
+import { stateRoutes } from "./admin-state.js";
 import type { FaultOptions, Faults } from "./faults.js";
 import type { Journal } from "./journal.js";
 import type { Store } from "./store/store.js";
@@ -80,25 +69,23 @@ export const adminEndpoints = [
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
 
+/** An admin endpoint's handlers by method. */
+type Endpoint = Partial<Record<string, (req: Request, res: Response) => unknown>>;
+
+/** The JSON body an admin request must carry. */
+type RequiredBody = (req: Request, res: Response) => Promise<unknown>;
+
 /** The admin router, to mount before the spec's validation (it answers only under /__stub). */
 export function adminRoutes({ store, journal, faults, spec, token }: AdminOptions): Router {
   const readBody = jsonBodyReader({ maxBodyBytes: maxAdminBodyBytes });
-  const expected = token === undefined ? undefined : sha256(token);
-  const startFaults: FaultOptions = faults.settings();
-  const summary = () => {
-    const { users } = store.snapshot();
-    return { resourceCount: store.resourceCount, userIds: users.map((u) => u.id) };
-  };
   /** The JSON body of an admin request (400, 413, 415 as the API's own); one is required. */
-  const body = async (req: Request, res: Response): Promise<unknown> => {
+  const body: RequiredBody = async (req, res) => {
     const { value } = await readBody(req, res);
     if (value === undefined)
       throw hasRequestBody(req.headers) ? unsupportedMediaType() : invalidRequest([missingRequestBody]);
     return value;
   };
-
-  type Handler = (req: Request, res: Response) => unknown;
-  const routes = new Map<string, Partial<Record<string, Handler>>>([
+  const routes = new Map<string, Endpoint>([
     [
       "/",
       {
@@ -108,122 +95,53 @@ export function adminRoutes({ store, journal, faults, spec, token }: AdminOption
           }),
       },
     ],
-    [
-      "/reset",
-      {
-        POST: (_req, res) => {
-          try {
-            store.reset();
-          } catch (error) {
-            // The command's --data file is read again at each reset: it may have been changed or removed since.
-            throw internalError([
-              {
-                field: "reset",
-                description: error instanceof FixtureError ? error.message : `the data cannot be made again: ${error}`,
-              },
-            ]);
-          }
-          res.json(summary());
-        },
-      },
-    ],
-    [
-      "/snapshot",
-      {
-        GET: (_req, res) => {
-          res.type("application/json").send(`${JSON.stringify(store.snapshot(), null, 2)}\n`);
-        },
-      },
-    ],
-    [
-      "/restore",
-      {
-        POST: async (req, res) => {
-          const data = await body(req, res);
-          let fixtures: Fixtures;
-          try {
-            fixtures = validFixtures(data, spec, "the body");
-          } catch (error) {
-            if (error instanceof FixtureError) throw unservable(error, "");
-            throw error;
-          }
-          store.restore(fixtures);
-          res.json(summary());
-        },
-      },
-    ],
-    [
-      "/load",
-      {
-        POST: async (req, res) => {
-          const given = (await body(req, res)) as Record<string, unknown> | null;
-          const kinds = given && typeof given === "object" ? Object.keys(given).filter((k) => k !== "seed") : [];
-          const kind = kinds.length === 1 ? kinds[0] : undefined;
-          if (kind === "data") {
-            try {
-              store.load(validFixtures(given?.data, spec, "body.data"));
-            } catch (error) {
-              if (error instanceof FixtureError) throw unservable(error, "/data");
-              throw error;
-            }
-          } else if (kind === "generate") {
-            const { generate: count, seed = 1 } = given as { generate: unknown; seed?: unknown };
-            const violations: FieldViolation[] = [];
-            if (!Number.isInteger(count) || (count as number) < minGenerateCount || (count as number) > 10_000_000)
-              violations.push({
-                field: "body.generate",
-                description: `must be a whole number from ${minGenerateCount} to 10000000`,
-              });
-            if (!Number.isInteger(seed) || (seed as number) < 0 || (seed as number) > 2 ** 32 - 1)
-              violations.push({ field: "body.seed", description: "must be a whole number from 0 to 4294967295" });
-            if (violations.length > 0) throw invalidRequest(violations);
-            store.load(() => generateFixtures({ count: count as number, seed: seed as number, spec }));
-          } else if (kind === "builtin" && given?.builtin === true) {
-            store.load(builtinFixtures);
-          } else
-            throw invalidRequest([
-              {
-                field: "body",
-                description: 'must be one of {"data": {…}}, {"generate": N, "seed": S} or {"builtin": true}',
-              },
-            ]);
-          res.json(summary());
-        },
-      },
-    ],
-    [
-      "/requests",
-      {
-        GET: (req, res) => {
-          const filter = filterOf(req.query as Record<string, unknown>);
-          if (Array.isArray(filter)) throw invalidRequest(filter);
-          res.json({ requests: journal.list(filter), lastSeq: journal.lastSeq });
-        },
-        DELETE: (_req, res) => {
-          journal.clear();
-          res.json({ requests: [], lastSeq: journal.lastSeq });
-        },
-      },
-    ],
-    [
-      "/faults",
-      {
-        GET: (_req, res) => res.json(faultSettingsOf(faults.settings())),
-        PATCH: async (req, res) => {
-          const changed = changeFaults(faults.settings(), await body(req, res));
-          if (Array.isArray(changed)) throw invalidRequest(changed);
-          faults.set(changed);
-          res.json(faultSettingsOf(faults.settings()));
-        },
-        DELETE: (_req, res) => {
-          faults.set(startFaults);
-          res.json(faultSettingsOf(faults.settings()));
-        },
-      },
-    ],
+    ...stateRoutes(store, spec, body),
+    ["/requests", journalEndpoint(journal)],
+    ["/faults", faultsEndpoint(faults, body)],
   ]);
+  return Router().use(adminPrefix, dispatch(routes, token));
+}
 
-  const handle: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
+/** `/__stub/requests`: the journal, read through a filter or emptied. */
+function journalEndpoint(journal: Journal): Endpoint {
+  return {
+    GET: (req, res) => {
+      const filter = filterOf(req.query as Record<string, unknown>);
+      if (Array.isArray(filter)) throw invalidRequest(filter);
+      res.json({ requests: journal.list(filter), lastSeq: journal.lastSeq });
+    },
+    DELETE: (_req, res) => {
+      journal.clear();
+      res.json({ requests: [], lastSeq: journal.lastSeq });
+    },
+  };
+}
+
+/** `/__stub/faults`: the fault settings, read, changed, or set back to those the stub started with. */
+function faultsEndpoint(faults: Faults, body: RequiredBody): Endpoint {
+  const startFaults: FaultOptions = faults.settings();
+  return {
+    GET: (_req, res) => res.json(faultSettingsOf(faults.settings())),
+    PATCH: async (req, res) => {
+      const changed = changeFaults(faults.settings(), await body(req, res));
+      if (Array.isArray(changed)) throw invalidRequest(changed);
+      faults.set(changed);
+      res.json(faultSettingsOf(faults.settings()));
+    },
+    DELETE: (_req, res) => {
+      faults.set(startFaults);
+      res.json(faultSettingsOf(faults.settings()));
+    },
+  };
+}
+
+/**
+ * An admin request to its handler: the token first (401), then the endpoint by path (404) and its handler by method
+ * (405; HEAD is GET's); every failure goes to the error handler.
+ */
+function dispatch(routes: ReadonlyMap<string, Endpoint>, token: string | undefined): RequestHandler {
+  const expected = token === undefined ? undefined : sha256(token);
+  return async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (expected) {
         const given = bearerToken(req);
@@ -243,5 +161,4 @@ export function adminRoutes({ store, journal, faults, spec, token }: AdminOption
       next(error);
     }
   };
-  return Router().use(adminPrefix, handle);
 }

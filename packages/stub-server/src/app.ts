@@ -4,8 +4,8 @@
  */
 
 import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
-import { createLogger, type Logger } from "@compute-api/contract/http";
 import type { Fixtures } from "@compute-api/fixtures";
+import { createLogger, type Logger } from "@compute-api/runtime";
 import { createComputeServer } from "@compute-api/server";
 import { type Express, type RequestHandler, Router } from "express";
 import { adminRoutes } from "./admin.js";

@@ -1,7 +1,7 @@
 /**
  * The values of compute-stub's own flags, each a commander argument parser that refuses a bad value with a message
  * saying what it expects: the run's faults (`--faults`, `--latency`, `--drop`, `--rate-limit`). The shared flags'
- * parsers (`--cors-origins`, `--api-key`) are @compute-api/contract/cli's and @compute-api/server/cli's.
+ * parsers (`--cors-origins`, `--api-key`) are @compute-api/runtime/cli's and @compute-api/server/cli's.
  */
 import { loadSpec } from "@compute-api/contract";
 import { InvalidArgumentError } from "commander";

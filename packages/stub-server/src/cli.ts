@@ -1,17 +1,18 @@
 /**
- * The `compute-stub` command line: the shared flags of @compute-api/server/cli, the data flags of
- * @compute-api/fixtures and the stub's faults; the data to serve, and what is printed once the stub listens.
+ * The `compute-stub` command line: the shared flags and the data flags of @compute-api/server/cli and the stub's
+ * faults; the data to serve, and what is printed once the stub listens.
  * Invalid flags exit with 2; data or start-up failures with 1.
  */
 
 import { isIP } from "node:net";
 import { loadSpec } from "@compute-api/contract";
-import { type CliIo, integerFlag, packageVersion, secretOption, variableOf } from "@compute-api/contract/cli";
-import { createLogger } from "@compute-api/contract/http";
-import { type DataFlags, dataOptions, FixtureError, type Fixtures, fixturesOf } from "@compute-api/fixtures";
-import { newApiKey } from "@compute-api/server";
+import { type DataFlags, FixtureError, type Fixtures, fixturesOf, minGenerateCount } from "@compute-api/fixtures";
+import { newApiKey } from "@compute-api/rules";
+import { createLogger } from "@compute-api/runtime";
+import { type CliIo, integerFlag, packageVersion, secretOption, variableOf } from "@compute-api/runtime/cli";
 import {
   type DrainTimes,
+  dataOptions,
   drainTimesOf,
   listeningLines,
   parseServerFlags,
@@ -25,7 +26,7 @@ import { faultList, latencyRange, percent, requestRate } from "./cli-flags.js";
 import type { FaultOptions } from "./faults.js";
 import { type RunningStub, startServer } from "./server.js";
 
-export type { CliIo } from "@compute-api/contract/cli";
+export type { CliIo } from "@compute-api/runtime/cli";
 
 /** The outcome: an exit code, or a listening stub (exit code 0) that the caller shuts down. */
 export interface CliResult {
@@ -43,7 +44,7 @@ function program(io: CliIo): Command {
     {
       port: 4010,
       version: packageVersion(import.meta.url),
-      dataOptions: dataOptions("serve", "of the random faults (--faults, --latency, --drop)"),
+      dataOptions: dataOptions("serve", minGenerateCount, "of the random faults (--faults, --latency, --drop)"),
       keyDefault: "a new key at each start, printed",
       ownOptions: [
         new Option(

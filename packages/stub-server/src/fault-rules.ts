@@ -5,10 +5,9 @@
  * each caller applies the decision its own way (a socket destroyed or `HttpResponse.error()`, a header set on `res`
  * or on a `Response`).
  */
-import { ApiError, catalogueError, invalidRequest } from "@compute-api/contract";
-import { reasonOfStatus } from "@compute-api/contract/internal";
+import { ApiError, catalogueError, invalidRequest, reasonOfStatus } from "@compute-api/contract";
 import { seededRandom } from "@compute-api/fixtures/data";
-import { hashApiKey } from "@compute-api/server/rules";
+import { hashApiKey } from "@compute-api/rules";
 
 /** The faults of a run. */
 export interface FaultOptions {

@@ -11,9 +11,8 @@
  * What each request gets is decided in fault-rules.ts, which the MSW handlers share; this is its Express adapter.
  * @see https://www.rfc-editor.org/rfc/rfc7240
  */
-import type { OpenApiDocument } from "@compute-api/contract";
-import type { RequestRecord } from "@compute-api/contract/http";
-import { bearerToken, specOperations } from "@compute-api/contract/internal";
+import { bearerToken, type OpenApiDocument, specOperations } from "@compute-api/contract";
+import type { RequestRecord } from "@compute-api/runtime";
 import type { Request, RequestHandler, Response } from "express";
 import { createFaultRules, type FaultOptions } from "./fault-rules.js";
 

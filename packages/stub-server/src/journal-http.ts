@@ -5,9 +5,10 @@
  * of the answer only its status, its operation and the field violations of a 400. No response body is kept: the key
  * createApiKey answers never reaches the journal.
  */
-import type { RequestRecord } from "@compute-api/contract/http";
-import { bearerToken, searchOf } from "@compute-api/contract/internal";
-import { apiKeyPrefix } from "@compute-api/server/rules";
+
+import { bearerToken, searchOf } from "@compute-api/contract";
+import { apiKeyPrefix } from "@compute-api/rules";
+import type { RequestRecord } from "@compute-api/runtime";
 import type { Request, RequestHandler, Response } from "express";
 import type { Journal, JournalEntry } from "./journal.js";
 

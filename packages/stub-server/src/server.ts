@@ -1,7 +1,7 @@
 /** Listens: the stub app on a port, with a clean close for shutdown. */
 
 import type { Server } from "node:http";
-import { createLogger } from "@compute-api/contract/http";
+import { createLogger } from "@compute-api/runtime";
 import { listen } from "@compute-api/server";
 import { createApp, type StubOptions } from "./app.js";
 

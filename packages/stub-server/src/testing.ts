@@ -6,7 +6,7 @@
  * (the hostile-header suite).
  */
 import type { Fixtures } from "@compute-api/fixtures";
-import { newApiKey } from "@compute-api/server/rules";
+import { newApiKey } from "@compute-api/rules";
 import { adminPrefix } from "./admin.js";
 import type { FaultSettings } from "./admin-faults.js";
 import type { JournalEntry, JournalFilter } from "./journal.js";

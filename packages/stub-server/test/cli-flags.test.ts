@@ -1,6 +1,6 @@
 /** The values of compute-stub's flags: what each parser accepts, and what it says of a value it refuses. */
 
-import { origins } from "@compute-api/contract/cli";
+import { origins } from "@compute-api/runtime/cli";
 import { InvalidArgumentError } from "commander";
 import { describe, expect, it } from "vitest";
 import { faultList, latencyRange, percent, requestRate } from "../src/cli-flags.js";

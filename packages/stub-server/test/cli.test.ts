@@ -264,7 +264,7 @@ describe.concurrent("the compute-stub bin", () => {
     );
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (t: string) => (out += t));
-    await vi.waitFor(() => expect(out).toMatch(/Bearer (\S+)" "(\S+)"/), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(() => expect(out).toMatch(/Bearer (\S+)" "(\S+)"/), { timeout: 90_000, interval: 100 });
     const [, key, url] = /Bearer (\S+)" "(\S+)"/.exec(out) ?? [];
     expect((await fetch(url ?? "", { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
     child.kill("SIGTERM");

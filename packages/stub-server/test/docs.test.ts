@@ -107,7 +107,7 @@ describe.skipIf(skipWithoutChromium())("/docs", () => {
     ];
     for (const [tag = "", summary = "", path = ""] of tags) {
       await page.getByRole("link", { name: tag, exact: true }).first().click();
-      await page.getByRole("heading", { name: summary }).first().waitFor({ state: "visible", timeout: 15_000 });
+      await page.getByRole("heading", { name: summary }).first().waitFor({ state: "visible", timeout: 60_000 });
       expect(await page.getByText(path, { exact: true }).count()).toBeGreaterThan(0);
     }
     await page.waitForLoadState("networkidle");
@@ -120,7 +120,7 @@ describe.skipIf(skipWithoutChromium())("/docs", () => {
 
   it("shows the server as its default URL with how to change it, on the overview and on an operation's own page", async () => {
     const overview = await openDocs();
-    await overview.page.getByText(server.description, { exact: true }).waitFor({ timeout: 10_000 });
+    await overview.page.getByText(server.description, { exact: true }).waitFor({ timeout: 60_000 });
     await expect(overview.page.getByText(defaultUrl, { exact: true }).count()).resolves.toBeGreaterThan(0);
     await expect(overview.page.locator("body").innerText()).resolves.not.toContain("{baseUrl}");
     expect(await close(overview)).toEqual({ elsewhere: [], errors: [] });
@@ -175,7 +175,7 @@ describe.skipIf(skipWithoutChromium())("/docs", () => {
     expect(await close(docs)).toEqual({ elsewhere: [], errors: [] });
   });
 
-  it("shows no schema row of type any, in any operation's request or responses", { timeout: 90_000 }, async () => {
+  it("shows no schema row of type any, in any operation's request or responses", { timeout: 270_000 }, async () => {
     for (const [route] of operations) {
       const docs = await openDocs(route);
       const { page } = docs;

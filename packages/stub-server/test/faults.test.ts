@@ -3,11 +3,10 @@
  * `--rate-limit`. Every injected answer is the spec's error body with the status asked for, comes before the
  * operation's handler and so changes nothing, and is named in the request's log line.
  */
-import { loadSpec } from "@compute-api/contract";
-import { specOperations } from "@compute-api/contract/internal";
+import { loadSpec, specOperations } from "@compute-api/contract";
 import { expectErrorBody } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectFastTotalParser, parseBudgetMs, parseMs } from "../../../test/adversarial/support/header-fuzz.js";
+import { expectFastTotalParser, maxParseGrowth, parseGrowth } from "../../../test/adversarial/support/header-fuzz.js";
 import { type FaultOptions, injectedError, maxPreferLength, parsePrefer } from "../src/faults.js";
 import { json, reasons, startTestStub, type TestStub, validator, violations } from "./support/stub.js";
 
@@ -35,10 +34,10 @@ async function state(stub: TestStub): Promise<unknown> {
 }
 
 describe("parsePrefer", () => {
-  it("is linear: a 16 KiB quoted value of escaped quotes parses well within the budget (a regexp took 200 ms)", () => {
+  it("is linear: a 16 KiB quoted value of escaped quotes parses no slower than its pieces (a regexp took 200 ms)", () => {
     // `(?:[^,"]|"(?:[^"\\]|\\.)*")+` rescanned the unclosed quoted string from every quote in it.
     for (const value of [`x="${'\\"'.repeat(8192)}`, '\\"'.repeat(8192), `x="${"a".repeat(16_384)}`]) {
-      expect(parseMs(parsePrefer, value)).toBeLessThan(parseBudgetMs);
+      expect(parseGrowth(parsePrefer, value)).toBeLessThan(maxParseGrowth);
     }
   });
 
@@ -56,7 +55,7 @@ describe("parsePrefer", () => {
     expect(Object.fromEntries(parsePrefer(["code=503", "latency=1, code=404"]))).toEqual({ code: "503", latency: "1" });
   });
 
-  it("parses any value up to 16 KiB within the budget, never throwing, into lower-case names (fuzz)", () => {
+  it("parses any value up to 16 KiB in linear time, never throwing, into lower-case names (fuzz)", () => {
     expectFastTotalParser(parsePrefer, ["code=", "latency=", "Code=5", "respond-async"], (_value, preferences) => {
       for (const name of preferences.keys()) expect(name).toBe(name.trim().toLowerCase());
     });
@@ -130,11 +129,10 @@ describe("Prefer", () => {
     expect(violations(body).map((v) => v.field)).toEqual(["header.prefer"]);
   });
 
-  it("answers a Prefer over maxPreferLength with 400 naming the header, at once; one at the limit is honoured", async () => {
-    const started = performance.now();
+  it("answers a Prefer over maxPreferLength with 400 naming the header and the limit, unparsed; one at the limit is honoured", async () => {
     const long = `x="${'\\"'.repeat(6000)}`;
     const body = await expectErrorBody(await stub.call(search, { headers: { prefer: `code=503, ${long}` } }), 400);
-    expect(performance.now() - started).toBeLessThan(1000);
+    // The description names the length limit: the value was refused for its length, before any parse.
     expect(violations(body)).toEqual([
       expect.objectContaining({
         field: "header.prefer",
@@ -257,22 +255,43 @@ describe("--latency and --drop", () => {
 
 describe("--rate-limit", () => {
   it("answers a key over its rate 429 with Retry-After and RetryInfo, changing nothing; other keys are not held back", async () => {
-    const stub = await startTestStub({ faults: { rateLimit: 2 } });
+    // One a minute: the second request comes within it, however busy the machine.
+    const stub = await startTestStub({ faults: { rateLimit: 1 / 60 } });
     try {
       const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await stub.call(search)).status);
-      expect(statuses).toEqual([200, 200, 429]);
-      const before = await stub.call("/v1/resources/search?query=cl-train-01", { as: "bob" }).then((r) => r.json());
+      for (let i = 0; i < 2; i++) statuses.push((await stub.call(search)).status);
+      expect(statuses).toEqual([200, 429]);
+      // Another key is not held back; the state, read through the admin API (which no limit applies to), stays.
+      expect((await stub.call("/v1/resources/search?query=cl-train-01", { as: "bob" })).status).toBe(200);
+      const snapshot = () => fetch(`${stub.url}/__stub/snapshot`).then((r) => r.text());
+      const before = await snapshot();
       const limited = await stub.call(machine, json("PATCH", { state: "FAILED" }));
       const body = await expectErrorBody(limited, 429);
       expect(limited.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
       expect(body.details).toContainEqual(
         expect.objectContaining({ "@type": "type.googleapis.com/google.rpc.RetryInfo" }),
       );
-      expect(await stub.call("/v1/resources/search?query=cl-train-01", { as: "bob" }).then((r) => r.json())).toEqual(
-        before,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(await snapshot()).toBe(before);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it("lets a key through again once it has waited the Retry-After it was given", async () => {
+    const stub = await startTestStub({ faults: { rateLimit: 2 } });
+    try {
+      // Two a second: requests one after the other run into the limit within a few (at most 50, for a hang).
+      let limited: Response | undefined;
+      for (let i = 0; i < 50 && !limited; i++) {
+        const res = await stub.call(search);
+        await res.arrayBuffer();
+        if (res.status === 429) limited = res;
+        else expect(res.status).toBe(200);
+      }
+      const wait = Number(limited?.headers.get("retry-after"));
+      expect(wait).toBeGreaterThanOrEqual(1);
+      // Waiting longer only refills the bucket more: no busy machine can make this early.
+      await new Promise((resolve) => setTimeout(resolve, wait * 1000 + 100));
       expect((await stub.call(search)).status).toBe(200);
     } finally {
       await stub.close();

@@ -97,7 +97,7 @@ describe.skipIf(skipWithoutChromium())("setupWorker in Chromium", () => {
         res.writeHead(200, { "content-type": file[0], "cache-control": "no-store" }).end(file[1]);
       }),
     ]);
-  }, 120_000);
+  }, 360_000);
   afterAll(async () => {
     await browser?.close();
     await site?.close();
@@ -105,7 +105,7 @@ describe.skipIf(skipWithoutChromium())("setupWorker in Chromium", () => {
   });
 
   it("a real service worker answers the held requests as the stub over HTTP does, and reset() starts over", {
-    timeout: 120_000,
+    timeout: 360_000,
   }, async () => {
     const overHttp = await sendHeldRequests(stub.url);
     const tab = await browser.newPage();
@@ -130,11 +130,11 @@ describe.skipIf(skipWithoutChromium())("setupWorker in Chromium", () => {
     );
   });
 
-  it("the README's browser example starts a worker that answers the app's client", { timeout: 60_000 }, async () => {
+  it("the README's browser example starts a worker that answers the app's client", { timeout: 180_000 }, async () => {
     const tab = await browser.newPage();
     await tab.goto(`${site.url}/example/`);
     // The example awaits the worker's start at its top level: the page's search is set once it has.
-    await tab.waitForFunction(() => "exampleResult" in window, undefined, { timeout: 30_000 });
+    await tab.waitForFunction(() => "exampleResult" in window, undefined, { timeout: 90_000 });
     const result = await tab.evaluate(() => (window as unknown as { exampleResult: Promise<unknown> }).exampleResult);
     expect(result).toEqual({ status: 200, names: ["projects/proj-alpha", "projects/proj-beta"] });
     await tab.close();

@@ -295,7 +295,7 @@ describe("the README's MSW examples, as written", () => {
     expect(blockAfter(marker)).toBe(readFileSync(join(examples, file), "utf8"));
   });
 
-  it("the setupServer example passes under a vitest of its own", { timeout: 300_000 }, async () => {
+  it("the setupServer example passes under a vitest of its own", { timeout: 900_000 }, async () => {
     const config = join(mkdtempSync(join(tmpdir(), "stub-msw-")), "vitest.config.ts");
     // The repository's own vitest set-up (its packages resolve to their sources), on the example's folder.
     writeFileSync(
@@ -307,7 +307,7 @@ export default { ...root, test: { ...root.test, root: ${JSON.stringify(examples)
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [join(repository, "node_modules", "vitest", "vitest.mjs"), "run", "--config", config, "--reporter", "json"],
-      { cwd: repository, timeout: 240_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, CI: "true" } },
+      { cwd: repository, timeout: 720_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, CI: "true" } },
     ).catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(`the example failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
     });

@@ -4,7 +4,7 @@
  * and a body sent to an operation that takes none. Each is answered 400 with the error body.
  */
 import { request } from "node:http";
-import { maxFieldViolations } from "@compute-api/contract/internal";
+import { maxFieldViolations } from "@compute-api/contract";
 import { type ErrorBodyLike, expectErrorBody } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestStub, type TestStub, violations } from "./support/stub.js";
@@ -58,19 +58,20 @@ describe("130,000 invalid volume ids (maxItems is 64)", () => {
     expect(violations(answer).length).toBeLessThanOrEqual(maxFieldViolations);
   });
 
-  it("leaves the event loop free: /healthz answers within a second, again and again, while ten are in flight (it took seconds)", async () => {
+  it("leaves the event loop free: each of ten in flight costs one maxItems check, not an error per item (it took seconds), and /healthz answers meanwhile", async () => {
     let done = false;
     const answers = Promise.all(
       Array.from({ length: 10 }, () => stub.call(machine, { method: "PATCH", body })),
     ).finally(() => (done = true));
-    const waits: number[] = [];
-    do {
-      const started = performance.now();
-      expect((await stub.call("/healthz", { as: null })).status).toBe(200);
-      waits.push(performance.now() - started);
-    } while (!done);
-    expect((await answers).map((res) => res.status)).toEqual(Array.from({ length: 10 }, () => 400));
-    expect(Math.max(...waits)).toBeLessThan(1000);
+    do expect((await stub.call("/healthz", { as: null })).status).toBe(200);
+    while (!done);
+    const answered = await answers;
+    expect(answered.map((res) => res.status)).toEqual(Array.from({ length: 10 }, () => 400));
+    // The work each took: the size bound failed and the 130,000 items were never looked at one by one.
+    for (const res of answered)
+      expect(violations(await expectErrorBody(res, 400)).map((v) => [v.field, v.reason])).toEqual([
+        ["volumeIds", "maxItems"],
+      ]);
   });
 });
 

@@ -138,7 +138,7 @@ export default {
     const { stdout } = await run(
       process.execPath,
       [join(repository, "node_modules", "vitest", "vitest.mjs"), "run", "--config", config, "--reporter", "json"],
-      { cwd: repository, timeout: 240_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, CI: "true" } },
+      { cwd: repository, timeout: 720_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, CI: "true" } },
     ).catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(`the examples failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
     });
@@ -147,7 +147,7 @@ export default {
       numFailedTests: number;
     };
     expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 4, failed: 0 });
-  }, 300_000);
+  }, 900_000);
 
   it("the Jest global setup starts a stub the tests reach through process.env, and the teardown stops it", async () => {
     const setup = await import(join(examples, "jest.global-setup.mjs"));
@@ -174,7 +174,7 @@ export default {
     const { stdout } = await run("bash", ["-euo", "pipefail", "-c", blockAfter("run: admin")], {
       cwd,
       env: { ...process.env, STUB: stub.url },
-      timeout: 60_000,
+      timeout: 180_000,
     });
     expect(stdout).toContain('"endpoints"');
     expect(stdout).toContain('"operationId":"updateClusterMachine"');
@@ -214,7 +214,7 @@ export default {
     let stderr = "";
     shell.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
     shell.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-    const timer = setTimeout(() => killGroup(shell.pid ?? 0), 180_000);
+    const timer = setTimeout(() => killGroup(shell.pid ?? 0), 540_000);
     try {
       const [code] = await once(shell, "exit");
       expect(code, stderr).toBe(0);
@@ -229,5 +229,5 @@ export default {
     const answer = stdout.split("\n").find((line) => line.startsWith('{"results"'));
     expect(JSON.parse(answer ?? "null")).toEqual(await direct.json());
     expect(readFileSync(join(cwd, "my-account.yaml"), "utf8")).not.toContain(backend.apiKey);
-  }, 240_000);
+  }, 720_000);
 });

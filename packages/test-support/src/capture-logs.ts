@@ -1,5 +1,5 @@
 /** A logger whose lines are kept in memory, for the suites that read what a server logged. */
-import { createLogger } from "@compute-api/contract/http";
+import { createLogger } from "@compute-api/runtime";
 
 /** A logger and the lines it wrote so far. */
 export interface CapturedLogs<Line> {

@@ -3,8 +3,7 @@
  * a stack trace. As an assertion on a fetch Response, or as the list of its problems for suites that report many.
  * @see openapi/components/schemas/ErrorBody.yaml
  */
-import { loadSpec } from "@compute-api/contract";
-import { createSchemaValidator, type SchemaValidator } from "@compute-api/contract/internal";
+import { createSchemaValidator, loadSpec, type SchemaValidator } from "@compute-api/contract";
 import { expect } from "vitest";
 
 /** What the tests read of an error body. */

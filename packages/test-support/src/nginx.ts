@@ -43,7 +43,7 @@ export function skipWithoutNginx(): boolean {
 }
 
 /** How long nginx may take to listen, and a graceful stop to finish, before it is killed. */
-const startBound = 10_000;
+const startBound = 30_000;
 const stopBound = 5_000;
 
 /**

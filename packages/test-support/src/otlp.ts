@@ -36,7 +36,7 @@ export interface OtlpReceiver {
   bytes(): Buffer;
   /**
    * Waits until at least `count` spans match `predicate`, then resolves with those; rejects after `timeoutMs`
-   * (default 10 s, for a loaded machine) naming the spans that did come.
+   * (default 30 s, for a loaded machine) naming the spans that did come.
    */
   waitForSpans(predicate: (span: ReceivedSpan) => boolean, timeoutMs?: number, count?: number): Promise<ReceivedSpan[]>;
   /** Forgets what was received. */
@@ -102,7 +102,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     spans,
     exports,
     bytes: () => Buffer.concat(received),
-    waitForSpans: (predicate, timeoutMs = 10_000, count = 1) =>
+    waitForSpans: (predicate, timeoutMs = 30_000, count = 1) =>
       new Promise((resolve, reject) => {
         const check = () => {
           const matching = spans.filter(predicate);

@@ -8,7 +8,7 @@
  * podman-run.ts and the images in podman-images.ts (re-exported here); this module starts the containers.
  */
 import { get } from "node:http";
-import { variableOf } from "@compute-api/contract/cli";
+import { variableOf } from "@compute-api/runtime/cli";
 import { imageTargets } from "../../../scripts/images.js";
 import { freePort } from "./listen-local.js";
 import { type PodmanResult, podman } from "./podman-run.js";

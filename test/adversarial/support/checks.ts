@@ -4,8 +4,7 @@
  */
 
 import { type Answer, jsonRequest, send } from "@compute-api/conformance/testing";
-import { type ErrorBody, loadSpec } from "@compute-api/contract";
-import { createSchemaValidator } from "@compute-api/contract/internal";
+import { createSchemaValidator, type ErrorBody, loadSpec } from "@compute-api/contract";
 
 export const spec = loadSpec();
 export const validator = createSchemaValidator(spec);

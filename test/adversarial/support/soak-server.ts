@@ -4,8 +4,8 @@
  * memoryUsage() after a full GC (run with --expose-gc); exits on `{ type: "stop" }`.
  */
 import { createServer, type Server } from "node:http";
-import { answerClientErrors, createLogger } from "@compute-api/contract/http";
 import { createGateway } from "@compute-api/gateway";
+import { answerClientErrors, createLogger } from "@compute-api/runtime";
 import { startServer } from "@compute-api/stub-server";
 import { listenLocal } from "@compute-api/test-support";
 import { userKeys } from "./targets.js";

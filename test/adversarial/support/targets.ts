@@ -3,9 +3,9 @@
  * listening in front of it. Each built-in user gets a known key.
  */
 import { createServer } from "node:http";
-import { answerClientErrors, createLogger } from "@compute-api/contract/http";
 import { builtinFixtures } from "@compute-api/fixtures";
 import { createGateway } from "@compute-api/gateway";
+import { answerClientErrors, createLogger } from "@compute-api/runtime";
 import { startServer } from "@compute-api/stub-server";
 import { listenLocal } from "@compute-api/test-support";
 

@@ -3,8 +3,7 @@
  * mock): names the operation, checks the body against the spec's schema for that status, and records the
  * (operation, status) pair for the coverage check.
  */
-import { loadSpec } from "@compute-api/contract";
-import { createSchemaValidator } from "@compute-api/contract/internal";
+import { createSchemaValidator, loadSpec } from "@compute-api/contract";
 
 const spec = loadSpec();
 const validator = createSchemaValidator(spec);

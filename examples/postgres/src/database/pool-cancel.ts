@@ -3,7 +3,7 @@
  * `Client#cancel` needs the driver's internal query object, so the statement is cancelled as a person would,
  * with `pg_cancel_backend(pid)` on a connection of its own (never one of the pool's, which may all be busy).
  */
-import type { Logger } from "@compute-api/contract/http";
+import type { Logger } from "@compute-api/runtime";
 import pg from "pg";
 
 /** Cancels whatever statement a checked-out connection runs; resolves when done or given up (never rejects). */

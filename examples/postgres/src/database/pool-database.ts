@@ -4,7 +4,7 @@
  * server (an 'error' on any connection, idle or checked out, is logged, never thrown), and a statement whose
  * signal fires is cancelled on the server. Failures of the database are answered as database-errors.ts says.
  */
-import { createLogger, type Logger } from "@compute-api/contract/http";
+import { createLogger, type Logger } from "@compute-api/runtime";
 import pg from "pg";
 import {
   type Database,

@@ -7,6 +7,7 @@ import { ApiError } from "@compute-api/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/database/database.js";
 import { createPgliteDatabase } from "../../src/database/pglite-database.js";
+import { hold } from "../support/hold.js";
 
 describe("the PGlite adapter", () => {
   let db: Database;
@@ -19,20 +20,7 @@ describe("the PGlite adapter", () => {
   });
 
   /** Holds PGlite's one turn (a transaction waiting on JavaScript) until release() is called; resolves once held. */
-  const holdTurn = async () => {
-    let release = () => {};
-    let started = () => {};
-    const holding = new Promise<void>((resolve) => (started = resolve));
-    const held = db.transaction(
-      () =>
-        new Promise<void>((resolve) => {
-          release = resolve;
-          started();
-        }),
-    );
-    await holding;
-    return { held, release: () => release() };
-  };
+  const holdTurn = () => hold(db);
 
   it("a query waits for its turn at most acquireTimeoutMs, then is answered 503 with Retry-After", async () => {
     const { held, release } = await holdTurn();

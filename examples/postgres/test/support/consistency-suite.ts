@@ -2,7 +2,8 @@
  * What concurrency must not break: 100 PATCHes at once of the machines of one cluster leave totals that agree with
  * the machines, and createApiKey with one id at once gives exactly one key.
  */
-import { clusterTotals, type Schemas } from "@compute-api/server";
+import { clusterTotals } from "@compute-api/rules";
+import type { Schemas } from "@compute-api/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningPostgresServer, startPostgresServer } from "../../src/index.js";
 import { keys } from "./operations-suite.js";

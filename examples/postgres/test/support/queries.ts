@@ -6,7 +6,7 @@
 
 import type { Fixtures } from "@compute-api/fixtures";
 import { seededRandom } from "@compute-api/fixtures";
-import { resourceTypes } from "@compute-api/server";
+import { resourceTypes } from "@compute-api/rules";
 
 /** A seeded pseudo-random sequence in [0, 1) (the stub's mulberry32), so that a failure replays. */
 export const seeded = seededRandom;

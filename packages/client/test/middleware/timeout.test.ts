@@ -25,7 +25,8 @@ describe("timeout middleware", () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       return json(200, { results: [] })(request);
     });
-    const client = createComputeClient({ baseUrl, apiKey, fetch, timeoutMs: 1_000 });
+    // A timeout far beyond the answer's 5 ms, however busy the machine.
+    const client = createComputeClient({ baseUrl, apiKey, fetch, timeoutMs: 60_000 });
     const { data } = await client.GET("/v1/resources/search", search);
     expect(data).toEqual({ results: [] });
     expect(sent[0]?.request.signal.aborted).toBe(false);
@@ -33,7 +34,7 @@ describe("timeout middleware", () => {
 
   test("the request keeps its body when it gets its signal", async () => {
     const { fetch, sent } = fakeFetch(json(200, { id: "ci-deploy-key", createTime: "2026-11-22T08:00:00Z", key: "k" }));
-    const client = createComputeClient({ baseUrl, apiKey, fetch, timeoutMs: 1_000 });
+    const client = createComputeClient({ baseUrl, apiKey, fetch, timeoutMs: 60_000 });
     await client.POST("/v1/api-keys", { body: { apikeyId: "ci-deploy-key" } });
     expect(sent[0]?.body).toBe('{"apikeyId":"ci-deploy-key"}');
   });
@@ -48,7 +49,7 @@ describe("timeout middleware", () => {
     await expect(pending).rejects.toThrow("caller gave up");
   });
 
-  test("a caller's abort still reaches a call in flight after a garbage collection", async () => {
+  test("a caller's abort still reaches a call in flight after a garbage collection", { timeout: 60_000 }, async () => {
     // Regression: the timeout's copy of the request did not keep the original alive, and the original's link to
     // the caller's signal is weak, so after a collection the caller's abort was silently lost.
     const script = fileURLToPath(new URL("../support/abort-after-gc.ts", import.meta.url));

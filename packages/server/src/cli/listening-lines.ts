@@ -2,7 +2,7 @@
  * What a server's command prints once it listens: where, the first user's key, a curl line that works, and how to
  * stop it.
  */
-import { envSourceOf, sharedVariables } from "@compute-api/contract/cli";
+import { envSourceOf, sharedVariables } from "@compute-api/runtime/cli";
 import type { Command } from "commander";
 
 /**

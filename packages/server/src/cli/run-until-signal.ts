@@ -1,6 +1,7 @@
 /** Running a server's command until SIGINT or SIGTERM, then draining it. */
-import { dropOutputWithoutReader } from "@compute-api/contract/cli";
-import { flushStdoutLog, onShutdownSignal } from "@compute-api/contract/http";
+
+import { flushStdoutLog, onShutdownSignal } from "@compute-api/runtime";
+import { dropOutputWithoutReader } from "@compute-api/runtime/cli";
 import type { ServerFlags } from "./server-command.js";
 
 /** How long a drain keeps idle connections (`graceMs`) and lets requests run (`timeoutMs`). */

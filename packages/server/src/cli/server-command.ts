@@ -18,7 +18,7 @@ import {
   shutdownFlags,
   unprefixed,
   usageOr,
-} from "@compute-api/contract/cli";
+} from "@compute-api/runtime/cli";
 import { type Command, Option } from "commander";
 
 /** The flags every such command has. */
@@ -39,7 +39,7 @@ export interface ServerCommandOptions extends HelpEpilogue {
   port: number;
   /** The version --version prints. */
   version: string;
-  /** Flags of the data, after --host (`dataOptions` of @compute-api/fixtures). */
+  /** Flags of the data, after --host (`dataOptions`). */
   dataOptions?: Option[];
   /** What --api-key's default is, in words: "a new key, printed". */
   keyDefault: string;

@@ -2,28 +2,18 @@
  * The stub as MSW request handlers: the same store, the same operations (store-operations.ts), and the same request
  * and response validation — the compiled contract of @compute-api/contract, which holds the gateway to the spec and
  * which a differential test keeps answering as the stub's express-openapi-validator does — without a server, in a
- * unit test (`setupServer`) or in a browser (`setupWorker`). Nothing here loads Express or a Node built-in.
+ * unit test (`setupServer`) or in a browser (`setupWorker`). Nothing here loads Express or a Node built-in. This
+ * module builds the handlers' parts once; answer-request.ts answers each request with them.
  */
-import {
-  ApiError,
-  compileContract,
-  internalError,
-  loadSpec,
-  type OpenApiDocument,
-  toApiError,
-  unauthenticated,
-} from "@compute-api/contract";
-import { bearerToken, parseQueryString, searchOf } from "@compute-api/contract/internal";
+import { compileContract, loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import { type Fixtures, validFixtures } from "@compute-api/fixtures/data";
 import type { OperationId } from "@compute-api/server";
-import { secretBodies } from "@compute-api/server/rules";
-import { type HttpHandler, HttpResponse, http } from "msw";
+import { type HttpHandler, http } from "msw";
 import { createFaultRules, type FaultOptions } from "../fault-rules.js";
 import { defaultJournalSize, Journal, type JournalEntry, type JournalFilter } from "../journal.js";
-import { type AnsweredRequest, journalEntry, violationsOf } from "../journal-http.js";
 import { type StoreOperationInput, storeOperations } from "../store-operations.js";
 import { createStubStore } from "../stub-store.js";
-import { readJsonBody } from "./json-body.js";
+import { answerAndNote, type HandlerParts } from "./answer-request.js";
 
 /** Options of the stub's MSW handlers. */
 export interface StubHandlersOptions {
@@ -75,30 +65,6 @@ export interface StubHandlers {
   setFaults(options: FaultOptions): void;
 }
 
-/** A JSON answer, as Express's `res.json` sends it. */
-function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { ...headers, "content-type": "application/json; charset=utf-8" },
-  });
-}
-
-/** The request's headers as node:http hands them over (lower-case names), which the compiled contract reads. */
-function headersOf(request: Request): Record<string, string> {
-  const headers: Record<string, string> = {};
-  request.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  return headers;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** body-parser's test of a body (type-is's hasBody): any Transfer-Encoding, or a Content-Length that is a number, 0 too. */
-const parserReadsBody = (headers: Record<string, string>): boolean =>
-  headers["transfer-encoding"] !== undefined ||
-  (headers["content-length"] !== undefined && !Number.isNaN(Number(headers["content-length"])));
-
 /** Builds the handlers: compiles the contract (every validator, once) and the store. */
 export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
   const spec = options.spec ?? loadSpec();
@@ -117,103 +83,8 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
   };
 
   const journal = new Journal(options.journalSize ?? defaultJournalSize);
-  const isStubKey = (text: string) => store.authenticate(text) !== undefined;
   const faults = createFaultRules(options.faults ?? {});
-
-  /** Answers a request and notes it in the journal, as the stub's recorder does (journal-http.ts). */
-  async function answerAndNote(request: Request): Promise<Response> {
-    const started = Date.now();
-    const url = new URL(request.url);
-    const noted: Partial<AnsweredRequest> = {};
-    const response = await answer(request, url, noted);
-    if (response.type === "error") return response;
-    if (journal.size > 0) {
-      journal.add(
-        journalEntry(
-          {
-            time: new Date(started).toISOString(),
-            durationMs: Date.now() - started,
-            method: request.method,
-            path: url.pathname.slice(basePath.length),
-            search: url.search.slice(1),
-            headers: noted.headers ?? headersOf(request),
-            body: noted.body,
-            status: response.status,
-            operationId: noted.operationId,
-            userId: noted.userId,
-            violations: noted.violations,
-          },
-          isStubKey,
-        ),
-      );
-    }
-    return response;
-  }
-
-  /**
-   * One request, in the stub's order: its JSON body (400, 413, 415), its operation (404, 405), its key (401), its
-   * checks (415, 400), the operation, its answer checked. What the journal needs is noted in `noted` on the way.
-   */
-  async function answer(request: Request, url: URL, noted: Partial<AnsweredRequest>): Promise<Response> {
-    /** Headers the answer carries whatever it is (`Preference-Applied`). */
-    const always: Record<string, string> = {};
-    try {
-      const path = url.pathname.slice(basePath.length);
-      const target = path + url.search;
-      const headers = headersOf(request);
-      noted.headers = headers;
-      // The run's faults first, as the stub's `beforeValidation`: before the body is read and the route found.
-      if (faults.appliesTo(path)) {
-        const delay = faults.latency();
-        if (delay !== undefined) await sleep(delay);
-        const fault = faults.runFault();
-        if (fault?.error) throw fault.error;
-        if (fault) return HttpResponse.error();
-      }
-      // A Fetch request does not always show its framing (a browser keeps Content-Length to itself).
-      const framed = headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined;
-      const body = await readJsonBody(request, framed ? parserReadsBody(headers) : request.body !== null);
-      if (!framed && request.body !== null) headers["content-length"] = String(body.sentBytes);
-      noted.body = body.value;
-      const match = contract.route(request.method, target);
-      if (match instanceof ApiError) throw match;
-      const { operationId } = match.operation;
-      noted.operationId = operationId;
-      // The key's form first, then whether it is one of the stub's, before the request's other checks (as the
-      // stub's validator calls its security handler).
-      const problem = contract.checkRequest(match, { url: target, headers, body: body.value });
-      if (problem?.status === 401) throw problem;
-      const principal = store.authenticate(bearerToken({ headers }) ?? "");
-      if (!principal) throw unauthenticated("the API key is not valid");
-      noted.userId = principal.id;
-      if (problem) throw problem;
-      // The rate limit and `Prefer`, as the stub's `afterValidation`: once the key is known and the request valid.
-      const limited = faults.rateLimit(bearerToken({ headers }));
-      if (limited) throw limited;
-      const prefer = faults.prefer(headers.prefer, () => [...match.operation.statuses]);
-      if (prefer?.refused) throw prefer.refused;
-      if (prefer?.applied) always["preference-applied"] = prefer.applied;
-      if (prefer?.delayMs !== undefined) await sleep(prefer.delayMs);
-      if (prefer?.injected) throw prefer.injected;
-      const operation = operations[operationId as OperationId];
-      const result = operation({
-        principal,
-        path: match.params,
-        query: parseQueryString(searchOf(target)),
-        body: body.value,
-      } as StoreOperationInput<OperationId>);
-      const violations = contract.checkResponseBody(operationId, 200, result);
-      if (violations.length > 0) throw internalError(violations);
-      return jsonResponse(200, result, {
-        ...always,
-        ...(secretBodies.has(operationId) ? { "cache-control": "no-store" } : {}),
-      });
-    } catch (error) {
-      const apiError = toApiError(error);
-      if (apiError.status === 400) noted.violations = violationsOf(apiError.toBody());
-      return jsonResponse(apiError.status, apiError.toBody(), { ...always, ...apiError.headers });
-    }
-  }
+  const parts: HandlerParts = { contract, store, operations, faults, journal, basePath };
 
   return {
     // A predicate, not a path pattern: MSW decodes a pattern's parameters and answers a path that does not decode
@@ -221,7 +92,7 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
     handlers: [
       http.all(
         ({ request }) => isOurs(request.url),
-        ({ request }) => answerAndNote(request),
+        ({ request }) => answerAndNote(parts, request),
       ),
     ],
     reset: () => store.reset(),

@@ -1,6 +1,6 @@
 /**
  * The JSON body of a Fetch API request (what MSW hands a handler), read as the stub's body-parser reads a node:http
- * request (`@compute-api/contract/http`'s JSON parser): only `application/json` and `application/*+json` bodies,
+ * request (`@compute-api/runtime`'s JSON parser): only `application/json` and `application/*+json` bodies,
  * a UTF charset only, gzip and deflate inflated, at most 1 MiB after inflating, strict JSON (an object or an
  * array; an empty body is `{}`). Its failures are body-parser's errors by type, answered through the contract's one
  * mapping, `toApiError`: malformed JSON 400, too large 413, another charset or content coding 415.

@@ -2,7 +2,7 @@
  * The order of the search index's entries: resourceNames in code point order. A comparator sort of a million
  * names takes seconds, most of it waiting for memory.
  */
-import { compareCodePoints } from "@compute-api/contract/internal";
+import { compareCodePoints } from "@compute-api/rules";
 
 // Ranges this short are sorted by insertion.
 const insertionRange = 16;

@@ -5,7 +5,7 @@
  * @see openapi/paths/v1_resources_search.yaml
  */
 
-import { visitSearchFields } from "@compute-api/server/rules";
+import { visitSearchFields } from "@compute-api/rules";
 import type { ResourceType } from "../types.js";
 import { nameOrder } from "./name-order.js";
 import type { SearchDictionary } from "./search-dictionary.js";

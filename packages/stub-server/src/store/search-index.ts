@@ -5,7 +5,7 @@
  * @see openapi/paths/v1_resources_search.yaml
  */
 
-import { maxSearchResults, searchValues } from "@compute-api/server/rules";
+import { maxSearchResults, searchValues } from "@compute-api/rules";
 import type { ResourceType } from "../types.js";
 import { SearchColumns, type SearchEntry, type SearchResource } from "./search-columns.js";
 import { defaultBlockValues } from "./search-dictionary.js";

@@ -6,7 +6,7 @@
  * @see openapi/paths/v1_resources_search.yaml
  */
 
-import { matchScores } from "@compute-api/server/rules";
+import { matchScores } from "@compute-api/rules";
 import type { MatchScores, SearchDictionary, ValueScan } from "./search-dictionary.js";
 
 /** The scores of a term's exact, prefix and substring match of a primary field (id and name): the spec's. */

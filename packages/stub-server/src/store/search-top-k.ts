@@ -5,7 +5,7 @@
  * @see openapi/paths/v1_resources_search.yaml
  */
 
-import { maxSearchScore } from "@compute-api/server/rules";
+import { maxSearchScore } from "@compute-api/rules";
 import type { TermPlan } from "./search-plan.js";
 
 /** A result of the top-k: a rank and its score. */

@@ -1,9 +1,10 @@
 /**
  * The stub's state as one whole: who a request acts for (`User`), the state built at once from a data set
  * (`buildState`: the users and their keys as SHA-256 only, the projects' counts, the clusters' totals, the machines
- * and volumes by project, and the search index over the resources), the key registration both the build and the
- * store use, and which state each user belongs to. The store (store.ts) holds one such state and replaces it whole.
- * Nothing here loads Express or a Node built-in of its own, so that it runs in a browser too.
+ * and volumes by project, and the search index over the resources), and read back as a data set (`stateSnapshot`).
+ * Building and reading are all this module does: the store (store.ts) is the one owner that holds a state, changes
+ * it and replaces it whole. Nothing here loads Express or a Node built-in of its own, so that it runs in a browser
+ * too.
  */
 
 import {
@@ -13,7 +14,7 @@ import {
   projectName,
   projectResourceCounts,
   projectResourceName,
-} from "@compute-api/server/rules";
+} from "@compute-api/rules";
 import {
   type Cluster,
   type ClusterMachine,
@@ -99,20 +100,6 @@ export interface State {
   readonly index: SearchIndex;
 }
 
-/**
- * The state each user belongs to. A request authenticated before the state was replaced is handled on the state it
- * was authenticated on: it sees the state before the change, never a mix (and what it changes goes with that state).
- */
-export const stateOfUser = new WeakMap<User, State>();
-
-/** A key registered in a state. */
-export function registerKey(state: State, user: User, keyId: string, sha256: string, createTime: string): void {
-  const replaced = user.keys.get(keyId);
-  if (replaced) state.keyOwners.delete(replaced.sha256);
-  user.keys.set(keyId, { sha256, createTime });
-  state.keyOwners.set(sha256, user);
-}
-
 /** Builds a state from a data set that checkFixtures accepted, which it keeps and changes. */
 export function buildState(fixtures: Fixtures, now: Date): State {
   const state: State = {
@@ -134,9 +121,11 @@ export function buildState(fixtures: Fixtures, now: Date): State {
       keys: new Map(),
     };
     state.users.set(user.id, user);
-    stateOfUser.set(user, state);
+    // checkFixtures accepted the data: no user has two keys of one id, no two keys are the same.
     for (const k of u.apiKeys ?? []) {
-      registerKey(state, user, k.id, k.sha256 ?? hashApiKey(k.key ?? ""), k.createTime ?? now.toISOString());
+      const sha256 = k.sha256 ?? hashApiKey(k.key ?? "");
+      user.keys.set(k.id, { sha256, createTime: k.createTime ?? now.toISOString() });
+      state.keyOwners.set(sha256, user);
     }
     // The keys live in `users`, as SHA-256 only: no key in clear text stays in memory.
     delete u.apiKeys;
@@ -155,4 +144,22 @@ export function buildState(fixtures: Fixtures, now: Date): State {
   }
   for (const v of fixtures.volumes ?? []) inProject(state.volumes, v.projectId, () => new Set()).add(v.id);
   return Object.assign(state, { index: new SearchIndex(searchResources(fixtures), {}, expected) });
+}
+
+/**
+ * A state as a data set, in the shape a fixture file has, a copy: every resource as it is now, and the users with
+ * their keys as SHA-256 only (`apiKeys[].sha256`).
+ */
+export function stateSnapshot({ data, users }: State): Fixtures {
+  return structuredClone({
+    ...data,
+    users: data.users.map((u) => {
+      const keys = [...(users.get(u.id)?.keys ?? [])].map(([id, { sha256, createTime }]) => ({
+        id,
+        sha256,
+        createTime,
+      }));
+      return keys.length > 0 ? { ...u, apiKeys: keys } : { ...u };
+    }),
+  });
 }

@@ -1,6 +1,8 @@
 /**
- * The stub's state: users and their API keys, the resources, and the search index over them. Every operation
- * of the spec is a method here; HTTP is the routes' business. A method that fails changes nothing.
+ * The stub's state: users and their API keys, the resources, and the search index over them. The store is the one
+ * owner of that state: it holds it, and every change to it is a method here (store-state.ts only builds a state from
+ * a data set). Every operation of the spec is a method here; HTTP is the routes' business. A method that fails
+ * changes nothing.
  *
  * The state can be replaced whole — `reset()`, `restore(data)`, `load(data)` — and read whole as a data set,
  * `snapshot()`: the state control of the stub's admin API and of its MSW handlers. Nothing here loads Express or a
@@ -19,9 +21,9 @@ import {
   projectDenied,
   searchDenied,
   volumeNotFound,
-} from "@compute-api/server/rules";
+} from "@compute-api/rules";
 import type { ClusterMachine, Fixtures, ResponseBody, SearchResult, UpdateClusterMachineRequest } from "../types.js";
-import { buildState, registerKey, type State, stateOfUser, type User } from "./store-state.js";
+import { buildState, type State, stateSnapshot, type User } from "./store-state.js";
 
 export type { User } from "./store-state.js";
 
@@ -54,6 +56,11 @@ export class Store {
   private state: State;
   private baseline: () => Fixtures;
   private readonly givenKeys: GivenKey[] = [];
+  /**
+   * The state each user belongs to. A request authenticated before the state was replaced is handled on the state it
+   * was authenticated on: it sees the state before the change, never a mix (and what it changes goes with that state).
+   */
+  private readonly stateOfUser = new WeakMap<User, State>();
 
   /**
    * Builds the state from a copy of the fixtures (with `adopt`: from the fixtures themselves, which the caller
@@ -66,7 +73,7 @@ export class Store {
       this.baseline = () => structuredClone(kept);
     } else this.baseline = () => structuredClone(source);
     // The store changes what it keeps (counts, totals, machines): a copy, unless the data is its own to change.
-    this.state = buildState(adopt ? source : structuredClone(source), now);
+    this.state = this.build(adopt ? source : structuredClone(source), now);
   }
 
   /** Back to the data set the store started with (or last `load`ed), with the keys given by `addApiKey`. */
@@ -80,18 +87,7 @@ export class Store {
    * in clear text. `restore` of it gives back the same state, and a snapshot of that the same data set.
    */
   snapshot(): Fixtures {
-    const { data, users } = this.state;
-    return structuredClone({
-      ...data,
-      users: data.users.map((u) => {
-        const keys = [...(users.get(u.id)?.keys ?? [])].map(([id, { sha256, createTime }]) => ({
-          id,
-          sha256,
-          createTime,
-        }));
-        return keys.length > 0 ? { ...u, apiKeys: keys } : { ...u };
-      }),
-    });
+    return stateSnapshot(this.state);
   }
 
   /**
@@ -119,25 +115,6 @@ export class Store {
     this.baseline = baseline;
   }
 
-  /**
-   * Builds a state from a data set it adopts, with the keys given by `addApiKey` (to the users the data has, unless
-   * the data gives them a key of the same id), then swaps it in at once. A data set that cannot be built throws
-   * before anything changed.
-   */
-  private replace(data: Fixtures): void {
-    const state = buildState(data, new Date());
-    for (const { userId, keyId, sha256, createTime } of this.givenKeys) {
-      const user = state.users.get(userId);
-      if (user && !user.keys.has(keyId)) registerKey(state, user, keyId, sha256, createTime);
-    }
-    this.state = state;
-  }
-
-  /** The state an operation of this user runs on: the one the user was authenticated on. */
-  private stateOf(user: User): State {
-    return stateOfUser.get(user) ?? this.state;
-  }
-
   /** Number of searchable resources. */
   get resourceCount(): number {
     return this.state.index.size;
@@ -161,7 +138,7 @@ export class Store {
     const user = this.state.users.get(userId);
     if (!user) return false;
     const given = { userId, keyId, sha256: hashApiKey(apiKey), createTime: new Date().toISOString() };
-    registerKey(this.state, user, keyId, given.sha256, given.createTime);
+    this.registerKey(this.state, user, keyId, given.sha256, given.createTime);
     const at = this.givenKeys.findIndex((k) => k.userId === userId && k.keyId === keyId);
     if (at < 0) this.givenKeys.push(given);
     else this.givenKeys[at] = given;
@@ -174,7 +151,7 @@ export class Store {
     if (user.keys.has(apikeyId)) throw apiKeyExists(apikeyId);
     const apiKey = newApiKey();
     const createTime = new Date().toISOString();
-    registerKey(this.stateOf(user), user, apikeyId, hashApiKey(apiKey), createTime);
+    this.registerKey(this.stateOf(user), user, apikeyId, hashApiKey(apiKey), createTime);
     return { id: apikeyId, createTime, key: apiKey };
   }
 
@@ -224,5 +201,40 @@ export class Store {
             [entry.resourceType]: entry.resource,
           }) as SearchResult,
       );
+  }
+
+  /**
+   * Builds a state from a data set it adopts, then swaps it in at once. A data set that cannot be built throws
+   * before anything changed.
+   */
+  private replace(data: Fixtures): void {
+    this.state = this.build(data, new Date());
+  }
+
+  /**
+   * A state built from a data set it adopts, with the keys given by `addApiKey` (to the users the data has, unless
+   * the data gives them a key of the same id), its users known to belong to it.
+   */
+  private build(data: Fixtures, now: Date): State {
+    const state = buildState(data, now);
+    for (const { userId, keyId, sha256, createTime } of this.givenKeys) {
+      const user = state.users.get(userId);
+      if (user && !user.keys.has(keyId)) this.registerKey(state, user, keyId, sha256, createTime);
+    }
+    for (const user of state.users.values()) this.stateOfUser.set(user, state);
+    return state;
+  }
+
+  /** The state an operation of this user runs on: the one the user was authenticated on. */
+  private stateOf(user: User): State {
+    return this.stateOfUser.get(user) ?? this.state;
+  }
+
+  /** Registers a user's key in a state, in place of the user's key of the same id. */
+  private registerKey(state: State, user: User, keyId: string, sha256: string, createTime: string): void {
+    const replaced = user.keys.get(keyId);
+    if (replaced) state.keyOwners.delete(replaced.sha256);
+    user.keys.set(keyId, { sha256, createTime });
+    state.keyOwners.set(sha256, user);
   }
 }

@@ -1,6 +1,5 @@
 /** searchResources against real stubs: the built-in data for the rules, a generated set for the cap. */
-import { loadSpec } from "@compute-api/contract";
-import { createSchemaValidator } from "@compute-api/contract/internal";
+import { createSchemaValidator, loadSpec } from "@compute-api/contract";
 import { generateFixtures } from "@compute-api/fixtures";
 import { expectErrorBody } from "@compute-api/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

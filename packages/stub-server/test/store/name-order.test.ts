@@ -1,5 +1,5 @@
 /** The order of the index's entries: code point order of their names, as a comparator sort gives it. */
-import { compareCodePoints } from "@compute-api/contract/internal";
+import { compareCodePoints } from "@compute-api/rules";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nameOrder } from "../../src/store/name-order.js";

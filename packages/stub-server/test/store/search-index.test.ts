@@ -2,7 +2,7 @@
  * The search index on small hand-made data: the scores, order, cap, access and type rules of the spec; and on
  * random data, against a plain reference implementation of those rules.
  */
-import { compareCodePoints } from "@compute-api/contract/internal";
+import { compareCodePoints } from "@compute-api/rules";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SearchEntry, SearchResource } from "../../src/store/search-columns.js";

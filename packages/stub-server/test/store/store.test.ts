@@ -3,7 +3,7 @@
  * reads, so it leaves the cluster's search entry as it is — and search still answers what a store built afresh
  * from the changed data answers.
  */
-import { searchValues } from "@compute-api/server";
+import { searchValues } from "@compute-api/rules";
 import { describe, expect, it } from "vitest";
 import { Store, type User } from "../../src/store/store.js";
 import type { Cluster, ClusterMachine, Fixtures, UpdateClusterMachineRequest } from "../../src/types.js";

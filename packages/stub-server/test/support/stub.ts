@@ -1,8 +1,7 @@
 /** A real stub on an ephemeral 127.0.0.1 port, with a key per built-in user, for the tests of this package. */
-import { loadSpec } from "@compute-api/contract";
-import { createSchemaValidator } from "@compute-api/contract/internal";
+import { createSchemaValidator, loadSpec } from "@compute-api/contract";
 import { builtinFixtures } from "@compute-api/fixtures";
-import { apiKeyPrefix } from "@compute-api/server";
+import { apiKeyPrefix } from "@compute-api/rules";
 import { captureLogs, type ErrorBodyLike } from "@compute-api/test-support";
 import { type RunningStub, type ServerOptions, startServer } from "../../src/index.js";
 

@@ -1,0 +1,193 @@
+/**
+ * How the stub's MSW handlers answer one request, in the stub's order — its faults, its JSON body, its operation,
+ * its key, its checks, the operation on the store, its answer checked — and note it in the journal as the stub's
+ * recorder does (journal-http.ts). create-stub-handlers.ts builds the parts these run with, once.
+ */
+import {
+  ApiError,
+  bearerToken,
+  type Contract,
+  internalError,
+  parseQueryString,
+  searchOf,
+  toApiError,
+  unauthenticated,
+} from "@compute-api/contract";
+import { secretBodies } from "@compute-api/rules";
+import type { OperationId } from "@compute-api/server";
+import { HttpResponse } from "msw";
+import type { FaultRules } from "../fault-rules.js";
+import type { Journal } from "../journal.js";
+import { type AnsweredRequest, journalEntry, violationsOf } from "../journal-http.js";
+import type { Store } from "../store/store.js";
+import type { StoreOperationInput } from "../store-operations.js";
+import { readJsonBody } from "./json-body.js";
+
+/**
+ * What the handlers answer with, built once: the compiled contract, the store and its operations, the faults, the
+ * journal.
+ */
+export interface HandlerParts {
+  contract: Contract;
+  store: Store;
+  operations: Record<OperationId, (input: StoreOperationInput<OperationId>) => unknown>;
+  faults: FaultRules;
+  journal: Journal;
+  /** The base URL's path, without a trailing slash: the stub's paths are under it. */
+  basePath: string;
+}
+
+/** A JSON answer, as Express's `res.json` sends it. */
+function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...headers, "content-type": "application/json; charset=utf-8" },
+  });
+}
+
+/** The request's headers as node:http hands them over (lower-case names), which the compiled contract reads. */
+function headersOf(request: Request): Record<string, string> {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return headers;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** body-parser's test of a body (type-is's hasBody): any Transfer-Encoding, or a Content-Length that is a number, 0 too. */
+const parserReadsBody = (headers: Record<string, string>): boolean =>
+  headers["transfer-encoding"] !== undefined ||
+  (headers["content-length"] !== undefined && !Number.isNaN(Number(headers["content-length"])));
+
+/** Answers a request and notes it in the journal, as the stub's recorder does (journal-http.ts). */
+export async function answerAndNote(parts: HandlerParts, request: Request): Promise<Response> {
+  const { journal, store, basePath } = parts;
+  const started = Date.now();
+  const url = new URL(request.url);
+  const noted: Partial<AnsweredRequest> = {};
+  const response = await answer(parts, request, url, noted);
+  if (response.type === "error") return response;
+  if (journal.size > 0) {
+    journal.add(
+      journalEntry(
+        {
+          time: new Date(started).toISOString(),
+          durationMs: Date.now() - started,
+          method: request.method,
+          path: url.pathname.slice(basePath.length),
+          search: url.search.slice(1),
+          headers: noted.headers ?? headersOf(request),
+          body: noted.body,
+          status: response.status,
+          operationId: noted.operationId,
+          userId: noted.userId,
+          violations: noted.violations,
+        },
+        (text) => store.authenticate(text) !== undefined,
+      ),
+    );
+  }
+  return response;
+}
+
+/**
+ * One request, in the stub's order: the run's faults, its JSON body (400, 413, 415), its operation (404, 405), its
+ * key (401), its checks (415, 400), the rate limit and `Prefer`, the operation, its answer checked. What the journal
+ * needs is noted in `noted` on the way.
+ */
+async function answer(
+  parts: HandlerParts,
+  request: Request,
+  url: URL,
+  noted: Partial<AnsweredRequest>,
+): Promise<Response> {
+  const { contract, store, faults, basePath } = parts;
+  /** Headers the answer carries whatever it is (`Preference-Applied`). */
+  const always: Record<string, string> = {};
+  try {
+    const path = url.pathname.slice(basePath.length);
+    const target = path + url.search;
+    const headers = headersOf(request);
+    noted.headers = headers;
+    if (await beforeValidation(faults, path)) return HttpResponse.error();
+    const body = await readBody(request, headers);
+    noted.body = body;
+    const match = contract.route(request.method, target);
+    if (match instanceof ApiError) throw match;
+    noted.operationId = match.operation.operationId;
+    // The key's form first, then whether it is one of the stub's, before the request's other checks (as the
+    // stub's validator calls its security handler).
+    const problem = contract.checkRequest(match, { url: target, headers, body });
+    if (problem?.status === 401) throw problem;
+    const principal = store.authenticate(bearerToken({ headers }) ?? "");
+    if (!principal) throw unauthenticated("the API key is not valid");
+    noted.userId = principal.id;
+    if (problem) throw problem;
+    await afterValidation(faults, headers, match, always);
+    const input = { principal, path: match.params, query: parseQueryString(searchOf(target)), body };
+    return run(parts, match.operation.operationId, input as StoreOperationInput<OperationId>, always);
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.status === 400) noted.violations = violationsOf(apiError.toBody());
+    return jsonResponse(apiError.status, apiError.toBody(), { ...always, ...apiError.headers });
+  }
+}
+
+/**
+ * The run's faults, as the stub's `beforeValidation`: before the body is read and the route found. True when the
+ * request is dropped; a fault with an answer throws it.
+ */
+async function beforeValidation(faults: FaultRules, path: string): Promise<boolean> {
+  if (!faults.appliesTo(path)) return false;
+  const delay = faults.latency();
+  if (delay !== undefined) await sleep(delay);
+  const fault = faults.runFault();
+  if (fault?.error) throw fault.error;
+  return fault !== undefined;
+}
+
+/** The request's JSON body (undefined: none), read as the stub's body-parser reads it. */
+async function readBody(request: Request, headers: Record<string, string>): Promise<unknown> {
+  // A Fetch request does not always show its framing (a browser keeps Content-Length to itself).
+  const framed = headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined;
+  const body = await readJsonBody(request, framed ? parserReadsBody(headers) : request.body !== null);
+  if (!framed && request.body !== null) headers["content-length"] = String(body.sentBytes);
+  return body.value;
+}
+
+/**
+ * The rate limit and `Prefer`, as the stub's `afterValidation`: once the key is known and the request valid. What it
+ * refuses or injects it throws; the preferences it applied go into `always`.
+ */
+async function afterValidation(
+  faults: FaultRules,
+  headers: Record<string, string>,
+  match: Exclude<ReturnType<Contract["route"]>, ApiError>,
+  always: Record<string, string>,
+): Promise<void> {
+  const limited = faults.rateLimit(bearerToken({ headers }));
+  if (limited) throw limited;
+  const prefer = faults.prefer(headers.prefer, () => [...match.operation.statuses]);
+  if (prefer?.refused) throw prefer.refused;
+  if (prefer?.applied) always["preference-applied"] = prefer.applied;
+  if (prefer?.delayMs !== undefined) await sleep(prefer.delayMs);
+  if (prefer?.injected) throw prefer.injected;
+}
+
+/** The operation on the store, and its answer checked against the spec (a 500 when it does not conform). */
+function run(
+  { contract, operations }: HandlerParts,
+  operationId: string,
+  input: StoreOperationInput<OperationId>,
+  always: Record<string, string>,
+): Response {
+  const result = operations[operationId as OperationId](input);
+  const violations = contract.checkResponseBody(operationId, 200, result);
+  if (violations.length > 0) throw internalError(violations);
+  return jsonResponse(200, result, {
+    ...always,
+    ...(secretBodies.has(operationId) ? { "cache-control": "no-store" } : {}),
+  });
+}
