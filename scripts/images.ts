@@ -1,11 +1,13 @@
 /**
  * `npm run images`: builds the project's three OCI images from deploy/images/Containerfile, with podman if it is on
  * PATH, else docker (CONTAINER_ENGINE names either, or a path): compute-api/gateway, compute-api/stub and
- * compute-api/postgres-example, each tagged with its package's version. NODE_IMAGE, from the environment, is the
- * base image (default: the Containerfile's, Node.js 24 LTS on Debian 12 slim). When NODE_EXTRA_CA_CERTS is set (a
- * TLS-intercepting proxy between this machine and the npm registry), that file is given to the build as the secret
- * npm_ca, which the build stage trusts while it runs npm ci and which no image layer holds. Podman runs with the
- * project's deploy/images/containers.conf (CONTAINERS_CONF) unless CONTAINERS_CONF is already set.
+ * compute-api/postgres-example, each tagged with its package's version (podman's names begin with localhost/, as
+ * podman stores a local build). NODE_IMAGE, from the environment, is the base image (default: the Containerfile's,
+ * Node.js 24 LTS on Debian 12 slim); when the engine has not got it and cannot pull it, the command says how to build
+ * on another (NODE_IMAGE, or `--base-local`: the tests' own base, built from Debian here). When NODE_EXTRA_CA_CERTS
+ * is set (a TLS-intercepting proxy between this machine and the npm registry), that file is given to the build as
+ * the secret npm_ca, which the build stage trusts while it runs npm ci and which no image layer holds. Podman runs
+ * with the project's deploy/images/containers.conf (CONTAINERS_CONF) unless CONTAINERS_CONF is already set.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -38,7 +40,10 @@ export const imageTargets: readonly ImageTarget[] = [
   { target: "postgres-example", packageDir: "examples/postgres", command: "compute-postgres" },
 ];
 
-/** A built image: its target, its tag (`compute-api/gateway:1.0.0`), and whether it was already up to date. */
+/**
+ * A built image: its target, its tag as the engine stores it (podman: `localhost/compute-api/gateway:1.0.0`, docker:
+ * `compute-api/gateway:1.0.0`), and whether it was already up to date.
+ */
 export interface BuiltImage {
   readonly target: ImageTarget["target"];
   readonly tag: string;
@@ -78,12 +83,24 @@ export interface ContainerEngine {
   readonly env: NodeJS.ProcessEnv;
 }
 
-/** The tag of `image`: `compute-api/<target>:<its package's version>`. */
+/**
+ * The name of `image`, `compute-api/<target>:<its package's version>`: docker's tag, and the name
+ * deploy/kubernetes gives it (a cluster pulls it from the registry its kustomization names).
+ */
 export function imageTag(image: ImageTarget): string {
   const manifest = JSON.parse(readFileSync(join(root, image.packageDir, "package.json"), "utf8")) as {
     version: string;
   };
   return `compute-api/${image.target}:${manifest.version}`;
+}
+
+/**
+ * The tag `engine` builds `image` under: podman's is `localhost/compute-api/<target>:<version>`, the name podman
+ * stores a local build under and the one `podman run` finds without a registry's short-name alias; docker's is
+ * imageTag's.
+ */
+export function localTag(image: ImageTarget, engine: ContainerEngine["name"]): string {
+  return engine === "podman" ? `localhost/${imageTag(image)}` : imageTag(image);
 }
 
 /**
@@ -203,10 +220,11 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Bui
   }
   const output = options.output ?? ((chunk: string) => process.stderr.write(chunk));
   const nodeImage = options.nodeImage ?? process.env.NODE_IMAGE;
+  await pullBase(engine, nodeImage ?? defaultNodeImage(), output, options.signal);
   const digest = contextDigest(engine, nodeImage);
   const built: BuiltImage[] = [];
   for (const image of options.targets ?? imageTargets) {
-    const tag = imageTag(image);
+    const tag = localTag(image, engine.name);
     const before = readBuilt()[tag];
     if (!options.force && digest !== undefined && before?.digest === digest && imageId(engine, tag) === before.id) {
       built.push({ target: image.target, tag, upToDate: true });
@@ -230,6 +248,45 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Bui
     built.push({ target: image.target, tag, upToDate: false });
   }
   return built;
+}
+
+/** The base image could not be pulled: the message says which, why, and how to build on another. */
+class BaseImageError extends Error {
+  override name = "BaseImageError";
+}
+
+/**
+ * Pulls the base image unless the engine has it already, so that a registry out of reach fails once, before the
+ * build, with BaseImageError: which image, the engine's reason, and the ways to build on a base this machine can
+ * reach (NODE_IMAGE naming a mirror or a local image, or `--base-local`).
+ */
+async function pullBase(
+  engine: ContainerEngine,
+  base: string,
+  output: (chunk: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  if (imageId(engine, base) !== undefined) return;
+  output(`pulling the base image ${base}\n`);
+  // The engine's progress and retries are kept back: a failure is told once, below, with its last line.
+  let last: string;
+  try {
+    await run(engine, ["pull", base], () => {}, signal);
+    return;
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    last = ((error as Error).message.trim().split("\n").at(-1) ?? "").replace(/^Error: /, "");
+  }
+  throw new BaseImageError(
+    [
+      `the base image ${base} could not be pulled (${engine.name} pull: ${last})`,
+      "Build on a Node.js 24 image with npm and sh that this machine has or can pull, one of:",
+      `  NODE_IMAGE=<your registry or mirror>/library/node:24-bookworm-slim npm run images`,
+      `  NODE_IMAGE=<a Node 24 image in \`${engine.name} images\`> npm run images`,
+      "  npm run images -- --base-local   # podman: first builds the tests' own base, localhost/compute-api/node:24-test",
+      "                                   # (Debian bookworm by debootstrap, Node 24 and npm from this machine), as root",
+    ].join("\n"),
+  );
 }
 
 /** Runs the engine; rejects with its exit status and the end of its output when it fails. */
@@ -282,8 +339,23 @@ function imageSizeMb(engine: ContainerEngine, tag: string): string {
   return (Number(bytes.trim()) / 1e6).toFixed(0);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { force: { type: "boolean" } } });
+/**
+ * The command. Not awaited at the top level: `--base-local` loads test-support's podman module, which imports this
+ * one, and a top-level await here would leave that import waiting for this module's evaluation.
+ */
+async function main(): Promise<void> {
+  const usage = "usage: npm run images -- [--force] [--base-local] [gateway|stub|postgres-example …]";
+  let parsed: { positionals: string[]; values: { force?: boolean; "base-local"?: boolean } };
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { force: { type: "boolean" }, "base-local": { type: "boolean" } },
+    });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${usage}\n`);
+    process.exit(2);
+  }
+  const { positionals, values } = parsed;
   const unknown = positionals.filter((name) => !imageTargets.some((image) => image.target === name));
   if (unknown.length > 0) {
     process.stderr.write(
@@ -296,10 +368,23 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     process.stderr.write("neither podman nor docker found: install one (Debian: apt-get install podman runc)\n");
     process.exit(1);
   }
+  if (values["base-local"] && engine.name !== "podman") {
+    process.stderr.write("--base-local builds the base with podman; with docker, name a Node 24 image in NODE_IMAGE\n");
+    process.exit(2);
+  }
   const started = Date.now();
   try {
+    // The tests' own base, built once and kept in podman's store (packages/test-support/src/podman-images.ts).
+    const nodeImage = values["base-local"]
+      ? await (await import("@compute-api/test-support/podman")).ensureBaseImage()
+      : undefined;
     const targets = positionals.length > 0 ? imageTargets.filter((i) => positionals.includes(i.target)) : undefined;
-    const built = await buildImages({ engine, force: values.force === true, ...(targets ? { targets } : {}) });
+    const built = await buildImages({
+      engine,
+      force: values.force === true,
+      ...(nodeImage ? { nodeImage } : {}),
+      ...(targets ? { targets } : {}),
+    });
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
     process.stdout.write(`${engine.name}, ${seconds} s:\n`);
     for (const { tag, upToDate } of built) {
@@ -312,3 +397,5 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     process.exit(1);
   }
 }
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) void main();

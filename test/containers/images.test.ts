@@ -226,7 +226,8 @@ describe.skipIf(skipWithoutPodman())("the images, run with podman", () => {
       expect(config.Labels["org.opencontainers.image.description"]?.length).toBeGreaterThan(20);
       expect(Object.keys(config.ExposedPorts)).toEqual([ports[image.target]]);
       expect(config.User).toBe("1000:1000");
-      expect(image.tag).toBe(`compute-api/${image.target}:${version}`);
+      // podman's name of a local build, which `podman run` finds with no registry's short-name alias.
+      expect(image.tag).toBe(`localhost/compute-api/${image.target}:${version}`);
     }
   });
 

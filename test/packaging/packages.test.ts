@@ -1,10 +1,11 @@
 /**
  * Every package works where it is installed, not only inside this repository. Each package is packed with
- * `npm pack` and the tarballs are installed into an empty project with `npm ci --offline`, from the tarballs and
- * npm's cache (a lockfile for the project is written from this repository's, so no registry is asked). Then, as
- * a new user would: `npx compute-stub` starts and answers a search with the key it printed, `npx compute-gateway`
- * forwards a search to it, `npx compute-conformance` holds it to the spec, `npx compute-mcp --help` answers, and a strict TypeScript consumer (skipLibCheck off, `nodenext` and `bundler`
- * resolution) type-checks against the installed packages' declarations.
+ * `npm pack`, once for the suite, and the tarballs are installed into an empty project with `npm ci --offline`, from
+ * the tarballs and npm's cache (a lockfile for the project is written from this repository's, so no registry is
+ * asked). Then, as a new user would: `npx compute-stub` starts and answers a search with the key it printed,
+ * `npx compute-gateway` forwards a search to it, `npx compute-conformance` holds it to the spec, `npx compute-mcp
+ * --help` answers, and a strict TypeScript consumer (skipLibCheck off, `nodenext` and `bundler` resolution)
+ * type-checks against the installed packages' declarations.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -20,12 +21,12 @@ import {
 } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packInto, withDependencies, workspacePackages } from "../../scripts/pack.js";
+import { type PackedTarball, packInto, withDependencies, workspacePackages } from "../../scripts/pack.js";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -49,6 +50,9 @@ type LockEntry = Record<string, unknown> & { version?: string; resolved?: string
 
 const scratch = mkdtempSync(join(tmpdir(), "compute-api-packages-"));
 const consumer = join(scratch, "consumer");
+/** Every package's tarball, as `npm run pack` makes them, packed once for the suite. */
+const tarballDir = join(scratch, "tarballs");
+let tarballs: PackedTarball[] = [];
 const children: ChildProcess[] = [];
 let packed: (Packed & { manifest: Manifest })[] = [];
 
@@ -121,23 +125,26 @@ function start(args: string[], until: RegExp): Promise<string> {
 }
 
 /**
- * Installs tarballs into an empty project at `dir` with `npm ci --offline`, as a user who packed them with
- * `npm run pack` would install them; resolves what was installed, each with its manifest and file list.
+ * Installs the tarballs of the named packages and of every package they depend on (`npm run pack -- <names>`'s set,
+ * from the suite's one pack) into an empty project at `dir` with `npm ci --offline`, as a user who packed them would
+ * install them; resolves what was installed, each with its manifest and file list.
  */
 async function installTarballs(dir: string, names: readonly string[]): Promise<(Packed & { manifest: Manifest })[]> {
-  const tarballDir = join(dir, "tarballs");
-  const tarballs = await packInto(withDependencies(names), tarballDir);
+  mkdirSync(dir, { recursive: true });
+  const wanted = new Set(withDependencies(names).map((p) => p.name));
   const installed = await Promise.all(
-    tarballs.map(async ({ file, files }) => {
-      const manifest = await manifestOf(file);
-      return { name: manifest.name, filename: file.slice(tarballDir.length + 1), files, manifest };
-    }),
+    tarballs
+      .filter((tarball) => wanted.has(tarball.name))
+      .map(async ({ file, files }) => {
+        const manifest = await manifestOf(file);
+        return { name: manifest.name, filename: file.slice(tarballDir.length + 1), files, manifest };
+      }),
   );
 
   const dependencies: Record<string, string> = {};
   const locked: Record<string, LockEntry> = {};
   for (const { filename, manifest } of installed) {
-    const spec = `file:tarballs/${filename}`;
+    const spec = `file:${relative(dir, join(tarballDir, filename))}`;
     dependencies[manifest.name] = spec;
     const integrity = `sha512-${createHash("sha512")
       .update(readFileSync(join(tarballDir, filename)))
@@ -168,7 +175,13 @@ async function installTarballs(dir: string, names: readonly string[]): Promise<(
 }
 
 beforeAll(async () => {
+  tarballs = await packInto(withDependencies(workspaces), tarballDir);
   packed = await installTarballs(consumer, workspaces);
+  // What the TypeScript consumers below compile.
+  writeFileSync(
+    join(consumer, "consumer.ts"),
+    readFileSync(fileURLToPath(new URL("fixtures/consumer.ts", import.meta.url)), "utf8"),
+  );
 }, 540_000);
 
 /** Whether any process of the group led by `pid` is still running. */
@@ -252,7 +265,6 @@ describe("the tarballs", () => {
 describe("npm run pack", () => {
   it("packs a package with exactly the packages it needs: the client alone installs and loads", async () => {
     const alone = join(scratch, "client-alone");
-    mkdirSync(alone, { recursive: true });
     const installed = await installTarballs(alone, ["client"]);
     expect(installed.map((p) => p.name)).toEqual(["@compute-api/decimal", "@compute-api/client"]);
     const { stdout } = await run(
@@ -268,7 +280,9 @@ describe("npm run pack", () => {
   }, 360_000);
 
   it("refuses a name that is no package, naming the ones there are", async () => {
-    const failure = await run("npx", ["tsx", "scripts/pack.ts", "clinet"], { cwd: root }).catch((e) => e);
+    const failure = await run(process.execPath, ["--import", "tsx", "scripts/pack.ts", "clinet"], { cwd: root }).catch(
+      (e) => e,
+    );
     expect(failure.code).toBe(2);
     expect(failure.stderr).toMatch(/no package "clinet"; one of .*client/);
   });
@@ -310,20 +324,23 @@ describe("installed from the tarballs into an empty project", () => {
   });
 
   it("npx compute-stub, compute-gateway and compute-conformance --version answer without the registry", async () => {
-    for (const command of ["compute-stub", "compute-gateway", "compute-conformance"]) {
-      const { stdout } = await run("npx", ["--offline", command, "--version"], { cwd: consumer });
-      expect(stdout.trim()).toBe("1.0.0");
-    }
+    const commands = ["compute-stub", "compute-gateway", "compute-conformance"];
+    const answers = await Promise.all(
+      commands.map((command) => run("npx", ["--offline", command, "--version"], { cwd: consumer })),
+    );
+    expect(answers.map(({ stdout }) => stdout.trim())).toEqual(commands.map(() => "1.0.0"));
   });
 
   it("npx compute-mcp --help and --version answer without the registry", async () => {
-    const help = await run("npx", ["--offline", "compute-mcp", "--help"], { cwd: consumer });
-    expect(help.stdout).toMatch(/^Usage: compute-mcp /);
-    const { stdout } = await run("npx", ["--offline", "compute-mcp", "--version"], { cwd: consumer });
-    expect(stdout.trim()).toBe("1.0.0");
+    const [help, version] = await Promise.all(
+      ["--help", "--version"].map((flag) => run("npx", ["--offline", "compute-mcp", flag], { cwd: consumer })),
+    );
+    expect(help?.stdout).toMatch(/^Usage: compute-mcp /);
+    expect(version?.stdout.trim()).toBe("1.0.0");
   });
 
-  it.each(["nodenext", "bundler"])(
+  // The two resolutions side by side: each is a tsc process of its own.
+  it.concurrent.each(["nodenext", "bundler"])(
     "a strict TypeScript consumer type-checks with skipLibCheck off and %s resolution",
     async (resolution) => {
       writeFileSync(
@@ -343,10 +360,6 @@ describe("installed from the tarballs into an empty project", () => {
           files: ["consumer.ts"],
         }),
       );
-      writeFileSync(
-        join(consumer, "consumer.ts"),
-        readFileSync(fileURLToPath(new URL("fixtures/consumer.ts", import.meta.url)), "utf8"),
-      );
       const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
       const result = await run(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], { cwd: consumer }).then(
         () => "",
@@ -354,6 +367,9 @@ describe("installed from the tarballs into an empty project", () => {
       );
       expect(result).toBe("");
     },
+    // A bound for a hang: two tsc processes at once, each reading every declaration the packages and @types/node
+    // hold, took 100 s each at a load average of 17.
+    300_000,
   );
 });
 

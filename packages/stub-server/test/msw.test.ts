@@ -297,11 +297,12 @@ describe("the README's MSW examples, as written", () => {
 
   it("the setupServer example passes under a vitest of its own", { timeout: 900_000 }, async () => {
     const config = join(mkdtempSync(join(tmpdir(), "stub-msw-")), "vitest.config.ts");
-    // The repository's own vitest set-up (its packages resolve to their sources), on the example's folder.
+    // The repository's own vitest set-up (its packages resolve to their sources), on the example's folder instead of
+    // the repository's two projects.
     writeFileSync(
       config,
       `import root from ${JSON.stringify(join(repository, "vitest.config.ts"))};
-export default { ...root, test: { ...root.test, root: ${JSON.stringify(examples)}, include: ["*.test.ts"], typecheck: { enabled: false } } };
+export default { ...root, test: { ...root.test, projects: undefined, root: ${JSON.stringify(examples)}, include: ["*.test.ts"], typecheck: { enabled: false } } };
 `,
     );
     const { stdout } = await promisify(execFile)(

@@ -119,7 +119,8 @@ describe("the README's examples, run as written", () => {
   it("the vitest examples pass under a vitest of their own, the global setup's stub included", async () => {
     const config = join(mkdtempSync(join(tmpdir(), "stub-vitest-")), "vitest.config.ts");
     // As in a project of your own, except that here the packages resolve to their sources.
-    // The repository's own vitest set-up (its packages resolve to their sources), on the examples' folder.
+    // The repository's own vitest set-up (its packages resolve to their sources), on the examples' folder instead of
+    // the repository's two projects.
     writeFileSync(
       config,
       `import root from ${JSON.stringify(join(repository, "vitest.config.ts"))};
@@ -127,6 +128,7 @@ export default {
   ...root,
   test: {
     ...root.test,
+    projects: undefined,
     root: ${JSON.stringify(examples)},
     include: ["*.test.ts"],
     globalSetup: ["./vitest.global-setup.ts"],

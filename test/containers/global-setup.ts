@@ -1,0 +1,19 @@
+/**
+ * The container project's globalSetup (vitest.config.ts): when this run holds a container suite, the images start
+ * building as the run begins, in vitest's main process, while the other suites run (the container suites come last).
+ * Each suite's own buildImages() then waits for this build (they share the machine's build lock) and finds the images
+ * up to date; when this build fails, the first suite builds again and fails with the error itself.
+ */
+import { buildImages } from "@compute-api/test-support/podman";
+import { findProgram, podmanProgram } from "@compute-api/test-support/system";
+
+export default function setup(): () => Promise<void> {
+  if (findProgram(podmanProgram) === undefined) return async () => {};
+  const building = buildImages().then(
+    () => undefined,
+    (error: Error) => {
+      process.stderr.write(`the images' build at the start of the run failed: ${error.message.split("\n")[0]}\n`);
+    },
+  );
+  return () => building;
+}
