@@ -5,10 +5,12 @@
  * up to date; when this build fails, the first suite builds again and fails with the error itself.
  */
 import { buildImages } from "@compute-api/test-support/podman";
-import { findProgram, podmanProgram } from "@compute-api/test-support/system";
+import { debootstrapProgram, findProgram, podmanProgram, runcProgram } from "@compute-api/test-support/system";
 
 export default function setup(): () => Promise<void> {
-  if (findProgram(podmanProgram) === undefined) return async () => {};
+  // Without any of the three the container suites skip (or fail under CI) with their one line; no build to start.
+  const programs = [podmanProgram, runcProgram, debootstrapProgram];
+  if (programs.some((program) => findProgram(program) === undefined)) return async () => {};
   const building = buildImages().then(
     () => undefined,
     (error: Error) => {

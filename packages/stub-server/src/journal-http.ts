@@ -121,7 +121,8 @@ export function journalEntry(
       entry.body =
         length > maxJournalBodyLength ? `[a body of ${length} characters, not kept]` : redact(body, isKey, token);
     } catch {
-      // Nested deeper than the stack goes (100,000 arrays in 200 kB): thrown here, it would crash the stub.
+      // Nested deeper than the stack goes (100,000 arrays in 200 kB; Node 26 stringifies those, redact() may still not):
+      // thrown here, it would crash the stub.
       entry.body = "[a body nested too deeply to keep]";
     }
   }

@@ -128,15 +128,18 @@ describe("state control as functions", () => {
         headers: { authorization: `Bearer ${heldKeys.alice}`, "content-type": "application/json" },
         body: nested,
       });
+    // Node 20 to 24 cannot JSON.stringify it (their stack ends first); Node 26's JSON.stringify can, and then it is
+    // too long to keep. Either way the journal holds a note, not the body, and the stub goes on.
+    const note = /^\[a body (nested too deeply to keep|of 200014 characters, not kept)\]$/;
     mocked.clearRequests();
     expect((await patchNested(baseUrl)).status).toBe(400);
-    expect(mocked.requests()[0]?.body).toBe("[a body nested too deeply to keep]");
+    expect(mocked.requests()[0]?.body).toMatch(note);
     server.close();
     const stub = await startServer({ port: 0, host: "127.0.0.1", apiKeys: heldKeys });
     try {
       expect((await patchNested(stub.url)).status).toBe(400);
       const journal = (await (await fetch(`${stub.url}/__stub/requests`)).json()) as { requests: { body?: unknown }[] };
-      expect(journal.requests.map((r) => r.body)).toEqual(["[a body nested too deeply to keep]"]);
+      expect(journal.requests.map((r) => r.body)).toEqual([expect.stringMatching(note)]);
     } finally {
       await stub.close();
       server.listen({ onUnhandledRequest: "error" });

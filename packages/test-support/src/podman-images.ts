@@ -1,36 +1,28 @@
 /**
  * The images of the container suites: the tests' own Node.js 24 base image, built here because no image registry is
- * reachable (a Debian bookworm root filesystem from debootstrap, imported with `podman import`, plus the `node24`
- * binary and the host's npm; podman's image store keeps it between runs), and the project's images built as
+ * reachable (a Debian bookworm root filesystem from debootstrap, imported with `podman import`, plus Node.js 24
+ * (package.json's config.node24, node-binary.ts) and the host's npm; podman's image store keeps it between runs), and the project's images built as
  * `npm run images` builds them, on that base; one process of the machine builds at a time.
  */
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { type BuiltImage, buildImages as buildProjectImages, podmanEnv } from "../../../scripts/images.js";
+import { withFileLock } from "./file-lock.js";
+import { nodeBinary } from "./node-binary.js";
 import { commandBound, imageExists, podman } from "./podman-run.js";
-import { isRunning } from "./processes.js";
-import { node24Program, podmanProgram, requireProgram, type SystemProgram } from "./system.js";
+import { debootstrapProgram, podmanProgram, requireProgram, type SystemProgram } from "./system.js";
 
 /** The tests' Node.js 24 base image: Debian bookworm (minbase) with node at /usr/local/bin/node and npm. */
 export const baseImage = "localhost/compute-api/node:24-test";
 /** The Debian root filesystem under it, kept apart so that a new Node binary does not run debootstrap again. */
 const debianImage = "localhost/compute-api/debian:bookworm-minbase";
 const debianMirror = "http://deb.debian.org/debian";
-/** The label of baseImage that names the Node version in it (`v24.21.0`): another node24 rebuilds it. */
+/** The label of baseImage that names the Node version in it (`v24.21.0`): another config.node24 rebuilds it. */
 const nodeVersionLabel = "compute-api.node-version";
 
-/** debootstrap, which makes the base image's Debian root filesystem. */
-const debootstrapProgram: SystemProgram = {
-  name: "debootstrap",
-  env: "DEBOOTSTRAP_PATH",
-  commands: ["debootstrap"],
-  dirs: ["/usr/sbin", "/usr/bin"],
-  apt: "debootstrap",
-  suites: podmanProgram.suites,
-};
 /** The npm that runs on the host, which the base image gets a copy of (the images' build stage runs npm ci). */
 const npmProgram: SystemProgram = {
   name: "npm",
@@ -50,7 +42,7 @@ const buildBound = 15 * 60_000;
  * line on stderr); resolves with its name. One process at a time builds it: the others wait for it.
  */
 export async function ensureBaseImage(): Promise<string> {
-  const node = realpathSync(requireProgram(node24Program));
+  const node = realpathSync(await nodeBinary(24));
   const version = (await promisify(execFile)(node, ["--version"])).stdout.trim();
   return withBuildLock(async () => {
     const inspected = await podman(
@@ -164,36 +156,9 @@ function npmDir(): string {
 }
 
 /**
- * Runs `build` while holding the machine-wide lock of the tests' image builds (a file in the temporary directory
- * with the holder's pid; a dead holder's lock is taken over), so that suites running at once build each image once.
+ * Runs `build` while holding the machine-wide lock of the tests' image builds (a file in the temporary directory),
+ * so that suites running at once build each image once.
  */
-async function withBuildLock<T>(build: () => Promise<T>): Promise<T> {
-  const lock = join(tmpdir(), "compute-api-image-build.lock");
-  const deadline = Date.now() + buildBound + debootstrapBound;
-  for (;;) {
-    try {
-      writeFileSync(lock, `${process.pid}\n`, { flag: "wx" });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-    let holder = "";
-    try {
-      holder = readFileSync(lock, "utf8").trim();
-    } catch {
-      continue;
-    }
-    // An empty file is a lock being written, not a dead holder's.
-    if (holder !== "" && !isRunning(Number(holder))) {
-      rmSync(lock, { force: true });
-      continue;
-    }
-    if (Date.now() > deadline) throw new Error(`waited too long for the image build of process ${holder} (${lock})`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  try {
-    return await build();
-  } finally {
-    rmSync(lock, { force: true });
-  }
+function withBuildLock<T>(build: () => Promise<T>): Promise<T> {
+  return withFileLock(join(tmpdir(), "compute-api-image-build.lock"), buildBound + debootstrapBound, build);
 }

@@ -5,14 +5,17 @@
  */
 import { spawn } from "node:child_process";
 import { podmanEnv } from "../../../scripts/images.js";
-import { podmanProgram, requireProgram, skipWithout } from "./system.js";
+import { debootstrapProgram, podmanProgram, requireProgram, runcProgram, skipWithout } from "./system.js";
 
 /** How long a podman command may take unless its caller says otherwise (2 minutes). */
 export const commandBound = 2 * 60_000;
 
-/** Whether the suites that need podman must skip (absent, not CI), printing once per run how to get it. */
+/**
+ * Whether the suites that need podman must skip: podman, its runtime runc or debootstrap (for the base image) absent,
+ * not CI; prints once per run how to get what is missing.
+ */
 export function skipWithoutPodman(): boolean {
-  return skipWithout(podmanProgram);
+  return skipWithout(podmanProgram, runcProgram, debootstrapProgram);
 }
 
 /** What a podman command printed, and its exit status. */
@@ -32,9 +35,13 @@ export interface PodmanOptions {
   input?: string;
 }
 
-/** Runs `podman <args>` with the project's containers.conf; rejects on a non-zero status with its stderr. */
+/**
+ * Runs `podman <args>` with the project's containers.conf; rejects on a non-zero status with its stderr, and at once
+ * when podman or runc is absent.
+ */
 export function podman(args: readonly string[], options: PodmanOptions = {}): Promise<PodmanResult> {
   const path = requireProgram(podmanProgram);
+  requireProgram(runcProgram);
   return new Promise((resolve, reject) => {
     const child = spawn(path, args, { env: podmanEnv(), stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";

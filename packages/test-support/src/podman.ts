@@ -2,10 +2,11 @@
  * podman for the container suites (test/containers): a runner with the project's settings (deploy/images/
  * containers.conf through CONTAINERS_CONF: runc, default ulimits this machine accepts, host networking), the tests'
  * own Node.js 24 base image, built here because no image registry is reachable (a Debian bookworm root filesystem
- * from debootstrap, imported with `podman import`, plus the `node24` binary and the host's npm; podman's image store
- * keeps it between runs), and the project's images built as `npm run images` builds them, on that base.
- * Suites skip without podman (`describe.skipIf(skipWithoutPodman())`), except under CI. The runner lives in
- * podman-run.ts and the images in podman-images.ts (re-exported here); this module starts the containers.
+ * from debootstrap, imported with `podman import`, plus Node.js 24 from the npm registry (node-binary.ts) and the
+ * host's npm; podman's image store keeps it between runs), and the project's images built as `npm run images` builds
+ * them, on that base. Suites skip without podman, runc or debootstrap (`describe.skipIf(skipWithoutPodman())`), except
+ * under CI. The runner lives in podman-run.ts and the images in podman-images.ts (re-exported here); this module
+ * starts the containers.
  */
 import { get } from "node:http";
 import { variableOf } from "@compute-api/runtime/cli";

