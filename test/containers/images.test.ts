@@ -59,7 +59,7 @@ describe.skipIf(skipWithoutPodman())("the images, run with podman", () => {
   beforeAll(async () => {
     images = await buildImages();
     stub = await startContainer(tagOf(images, "stub"), { args: ["--api-key", key] });
-    gateway = await startContainer(tagOf(images, "gateway"), { env: { UPSTREAM_URL: stub.url } });
+    gateway = await startContainer(tagOf(images, "gateway"), { env: { COMPUTE_GATEWAY_UPSTREAM: stub.url } });
   }, buildBound);
   afterAll(async () => {
     await client.close();
@@ -234,7 +234,9 @@ describe.skipIf(skipWithoutPodman())("the images, run with podman", () => {
   it("podman stop: SIGTERM starts the drain, the request in flight is answered, each exits 0 by itself, not killed", async () => {
     const drained = httpClient();
     const ownStub = await startContainer(tagOf(images, "stub"), { args: ["--api-key", key] });
-    const ownGateway = await startContainer(tagOf(images, "gateway"), { env: { UPSTREAM_URL: ownStub.url } });
+    const ownGateway = await startContainer(tagOf(images, "gateway"), {
+      env: { COMPUTE_GATEWAY_UPSTREAM: ownStub.url },
+    });
     try {
       const timings: string[] = [];
       // The gateway first, with a request through it to the stub still running; then the stub, the same way.

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { variableOf } from "@compute-api/runtime/cli";
 import type { IDeployment } from "kubernetes-models/apps/v1";
 import type { IContainer, IService } from "kubernetes-models/v1";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
@@ -91,22 +92,24 @@ export function containerOf(deployment: IDeployment): IContainer {
 }
 
 /**
- * The value of a long flag in `container`'s arguments (`--name=value` or `--name value`), else of its environment
- * variable given as a plain value; undefined when neither sets it. The flag wins, as in the commands.
+ * The value of a long flag in `container`'s arguments (`--name=value` or `--name value`), else of the flag's
+ * variable for `command` (`COMPUTE_STUB_PORT` for compute-stub's `--port`) given as a plain value; undefined when
+ * neither sets it. The flag wins, as in the commands.
  */
-export function settingOf(container: IContainer, flag: string, variable?: string): string | undefined {
+export function settingOf(container: IContainer, flag: string, command?: string): string | undefined {
   const args = container.args ?? [];
   for (const [i, arg] of args.entries()) {
     if (arg.startsWith(`${flag}=`)) return arg.slice(flag.length + 1);
     if (arg === flag) return args[i + 1];
   }
-  if (variable === undefined) return undefined;
+  if (command === undefined) return undefined;
+  const variable = variableOf(command, flag);
   return container.env?.find((e) => e.name === variable && e.valueFrom === undefined)?.value;
 }
 
-/** A number of milliseconds `container` sets with `flag` or `variable`; a missing or malformed one fails. */
-export function millisecondsOf(container: IContainer, flag: string, variable: string): number {
-  const value = settingOf(container, flag, variable);
+/** A number of milliseconds `container` sets with `flag` or its variable for `command`; a missing or malformed one fails. */
+export function millisecondsOf(container: IContainer, flag: string, command: string): number {
+  const value = settingOf(container, flag, command);
   if (value === undefined || !/^\d+$/.test(value)) throw new Error(`${container.name}: ${flag} is ${value}`);
   return Number(value);
 }

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { defaults as gatewayDefaults } from "@compute-api/gateway";
+import { variableOf } from "@compute-api/runtime/cli";
 import { freePort } from "@compute-api/test-support";
 import { imageTag, imageTargets } from "@compute-api/test-support/images";
 import { buildImages, podman, skipWithoutPodman } from "@compute-api/test-support/podman";
@@ -245,23 +246,23 @@ describe("deploy/kubernetes, as kubectl apply -k takes it", () => {
     ]);
   });
 
-  describe.each(deployments.map((d) => [name(d), d] as const))("%s", (_name, deployment: IDeployment) => {
+  describe.each(deployments.map((d) => [name(d), d] as const))("%s", (command, deployment: IDeployment) => {
     const container = containerOf(deployment);
     const pod = deployment.spec?.template.spec;
 
     it("its grace period exceeds the preStop pause plus --shutdown-timeout, from its own arguments", () => {
       const pause = preStopSleepSeconds(container);
-      const timeout = millisecondsOf(container, "--shutdown-timeout", "SHUTDOWN_TIMEOUT");
+      const timeout = millisecondsOf(container, "--shutdown-timeout", command);
       expect(pause).toBeGreaterThanOrEqual(1);
       expect(pod?.terminationGracePeriodSeconds).toBeGreaterThan(pause + timeout / 1000);
       // Idle connections are closed before in-flight requests are cut.
-      expect(millisecondsOf(container, "--shutdown-grace", "SHUTDOWN_GRACE")).toBeLessThan(timeout);
+      expect(millisecondsOf(container, "--shutdown-grace", command)).toBeLessThan(timeout);
     });
 
-    it("its probes, Service and Prometheus port name the port it listens on (PORT), selecting its pods", () => {
-      const port = Number(settingOf(container, "--port", "PORT"));
+    it("its probes, Service and Prometheus port name the port it listens on (--port), selecting its pods", () => {
+      const port = Number(settingOf(container, "--port", command));
       expect(container.ports?.map((p) => p.containerPort)).toEqual([port]);
-      expect(settingOf(container, "--host", "HOST")).toBe("0.0.0.0");
+      expect(settingOf(container, "--host", command)).toBe("0.0.0.0");
       for (const [kind, probe] of probesOf(container))
         expect(containerPort(container, probe.httpGet?.port), kind).toBe(port);
       expect(container.readinessProbe?.httpGet?.path).toBe("/readyz");
@@ -321,21 +322,21 @@ describe("deploy/kubernetes, as kubectl apply -k takes it", () => {
     expect(selects(spec.selector.matchLabels, gateway.spec?.template.metadata?.labels)).toBe(true);
     expect(spec.maxUnavailable).toBeLessThan(gateway.spec?.replicas ?? 0);
     const container = containerOf(gateway);
-    const upstream = new URL(settingOf(container, "--upstream", "UPSTREAM_URL") ?? "");
+    const upstream = new URL(settingOf(container, "--upstream", "compute-gateway") ?? "");
     const backend = servicesOf(manifests).find((s) => s.metadata?.name === upstream.hostname);
     expect(backend?.spec?.ports?.map((p) => p.port)).toContain(Number(upstream.port));
     // The gateway closes an idle connection to its backend before the backend's drain would.
     const backendDeployment = deploymentNamed(manifests, upstream.hostname);
     const keepAlive = Number(
-      settingOf(container, "--upstream-keep-alive-timeout", "UPSTREAM_KEEP_ALIVE_TIMEOUT") ??
+      settingOf(container, "--upstream-keep-alive-timeout", "compute-gateway") ??
         gatewayDefaults.upstreamKeepAliveTimeoutMs,
     );
     expect(keepAlive).toBeLessThan(
-      millisecondsOf(containerOf(backendDeployment), "--shutdown-grace", "SHUTDOWN_GRACE"),
+      millisecondsOf(containerOf(backendDeployment), "--shutdown-grace", name(backendDeployment)),
     );
     // The idle timeout the manifest asks of the ingress controller in front is below the gateway's grace.
     expect(askedIngressKeepAliveSeconds() * 1000).toBeLessThan(
-      millisecondsOf(container, "--shutdown-grace", "SHUTDOWN_GRACE"),
+      millisecondsOf(container, "--shutdown-grace", "compute-gateway"),
     );
   });
 
@@ -351,11 +352,15 @@ describe("deploy/kubernetes, as kubectl apply -k takes it", () => {
         const env = Object.fromEntries(
           (container.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value]),
         );
-        return { args: container.args ?? [], env: { ...env, HOST: "127.0.0.1", PORT: String(port), ...more } };
+        const listen = {
+          [variableOf(name(deployment), "--host")]: "127.0.0.1",
+          [variableOf(name(deployment), "--port")]: String(port),
+        };
+        return { args: container.args ?? [], env: { ...env, ...listen, ...more } };
       };
       const stub = local(deploymentNamed(manifests, "compute-stub"), stubPort);
       started.push(await startCommandProcess("compute-stub", stub.args, 1, stub.env));
-      const front = local(gateway, gatewayPort, { UPSTREAM_URL: `http://127.0.0.1:${stubPort}` });
+      const front = local(gateway, gatewayPort, { COMPUTE_GATEWAY_UPSTREAM: `http://127.0.0.1:${stubPort}` });
       started.push(await startCommandProcess("compute-gateway", front.args, 1, front.env));
       for (const [deployment, port] of [
         [deploymentNamed(manifests, "compute-stub"), stubPort],
@@ -384,7 +389,7 @@ interface Placement {
 /**
  * The kustomization's objects as `podman kube play` (4.3) can run them on this machine, changing only what a host
  * network and podman need: host networking, one replica each (two would share a port), free 127.0.0.1 ports (the
- * PORT and HOST variables), names unique to this run, the backend's address, and the Secrets given to podman under
+ * --port and --host variables), names unique to this run, the backend's address, and the Secrets given to podman under
  * names of this run (podman 4.3 stores a Secret document in a form its own secretKeyRef cannot read back). The
  * container ports go and the probes name their port by number: podman 4.3 publishes every container port, which
  * host networking refuses.
@@ -395,7 +400,8 @@ function playVariant(run: string, placements: Record<string, Placement>, secrets
     object.metadata.name = `${object.metadata.name}-${run}`;
     if (object.kind !== "Deployment") continue;
     const deployment = object as unknown as IDeployment;
-    const placement = placements[name(deployment).slice(0, -run.length - 1)];
+    const command = name(deployment).slice(0, -run.length - 1);
+    const placement = placements[command];
     const pod = deployment.spec?.template.spec;
     if (!deployment.spec || !pod || !placement) throw new Error(`no placement for ${name(deployment)}`);
     deployment.spec.replicas = 1;
@@ -406,7 +412,11 @@ function playVariant(run: string, placements: Record<string, Placement>, secrets
     for (const [, probe] of probesOf(container))
       if (probe.httpGet) probe.httpGet.port = containerPort(container, probe.httpGet.port) ?? probe.httpGet.port;
     delete container.ports;
-    const env: Record<string, string> = { ...placement.env, HOST: "127.0.0.1", PORT: String(placement.port) };
+    const env: Record<string, string> = {
+      ...placement.env,
+      [variableOf(command, "--host")]: "127.0.0.1",
+      [variableOf(command, "--port")]: String(placement.port),
+    };
     for (const variable of container.env ?? []) {
       const value = env[variable.name];
       if (value !== undefined) variable.value = value;
@@ -456,12 +466,12 @@ describe.skipIf(skipWithoutPodman() || skipWithoutPostgres())("deploy/kubernetes
     for (const deployment of deployments) placements[name(deployment)] = { port: await freePort() };
     placements["compute-gateway"] = {
       port: placements["compute-gateway"]?.port ?? 0,
-      env: { UPSTREAM_URL: `http://127.0.0.1:${placements["compute-stub"]?.port}` },
+      env: { COMPUTE_GATEWAY_UPSTREAM: `http://127.0.0.1:${placements["compute-stub"]?.port}` },
     };
     // A podman secret holds a Kubernetes Secret's data as JSON, each value in base64 (what kube play reads); given
     // in a file, as podman 4.3 takes `-` only from a FIFO, not from the socket Node's spawn pipes are.
     for (const [secret, data] of [
-      [secrets["compute-postgres-database"], { DATABASE_URL: postgres.url }],
+      [secrets["compute-postgres-database"], { COMPUTE_POSTGRES_DATABASE_URL: postgres.url }],
       [secrets["compute-stub-api-key"], { COMPUTE_API_KEY: stubKey }],
     ] as const) {
       const file = join(tmpdir(), `${secret}.json`);

@@ -22,7 +22,7 @@ describe.skipIf(skipWithoutPodman() || skipWithoutPostgres())("the Postgres exam
   /** A container of the example on the suite's database; migrating and loading it may take a while. */
   async function example(): Promise<Container> {
     const container = await startContainer(image, {
-      env: { DATABASE_URL: postgres?.url ?? "", LOG_LEVEL: "warn" },
+      env: { COMPUTE_POSTGRES_DATABASE_URL: postgres?.url ?? "", LOG_LEVEL: "warn" },
       args: ["--api-key", key],
       readyTimeoutMs: 60_000,
     });

@@ -20,9 +20,9 @@ describe.skipIf(skipWithoutPodman())("the stub's test helper against the stub's 
   beforeAll(async () => {
     const stubImage = (await buildImages()).find((image) => image.target === "stub");
     if (!stubImage) throw new Error("npm run images built no stub image");
-    // HOST=0.0.0.0 as the image sets it: beyond loopback, the admin API is there only with its token.
+    // COMPUTE_STUB_HOST=0.0.0.0 as the image sets it: beyond loopback, the admin API is there only with its token.
     container = await startContainer(stubImage.tag, {
-      env: { HOST: "0.0.0.0", COMPUTE_ADMIN_TOKEN: adminToken },
+      env: { COMPUTE_STUB_HOST: "0.0.0.0", COMPUTE_STUB_ADMIN_TOKEN: adminToken },
       args: ["--api-key", apiKey],
     });
   }, buildBound);

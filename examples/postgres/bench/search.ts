@@ -1,7 +1,7 @@
 /**
  * Search latency of the SQL search, in process (no HTTP): loads the built-in data and a generated data set
  * (100,000 resources by default) into PGlite in memory — or into the PostgreSQL of `--database-url` /
- * DATABASE_URL, which must be empty, one data set per run (`--data builtin` or `--data generated`) — and times a
+ * COMPUTE_POSTGRES_DATABASE_URL, which must be empty, one data set per run (`--data builtin` or `--data generated`) — and times a
  * mix of queries (bench/search.ts's, for the stub) as the user who can access everything, and on the generated data
  * the costliest searches a client can send (costly-queries.ts). Prints the load time and, per query, p50 and p90
  * in ms over `--runs` runs; then how long a cheap search takes sent beside the costliest one.
@@ -22,7 +22,7 @@ const { values } = parseArgs({
   options: {
     count: { type: "string", default: "100000" },
     runs: { type: "string", default: "20" },
-    "database-url": { type: "string", default: process.env.DATABASE_URL ?? "" },
+    "database-url": { type: "string", default: process.env.COMPUTE_POSTGRES_DATABASE_URL ?? "" },
     data: { type: "string", default: "both" },
   },
 });

@@ -1,12 +1,12 @@
 /**
  * The `compute-postgres` command line, shaped as compute-stub's: the shared flags and the data flags of
- * @compute-api/server/cli, plus where the data lives (`--database-url` or DATABASE_URL, `--pglite-dir`).
- * Invalid flags and a malformed DATABASE_URL exit with 2; data or start-up failures with 1.
+ * @compute-api/server/cli, plus where the data lives (`--database-url`, `--pglite-dir`). Invalid flags and a
+ * malformed database URL exit with 2; data or start-up failures with 1.
  */
 import { loadSpec } from "@compute-api/contract";
 import { type DataFlags, defaultKeyId, FixtureError, fixturesOf, minGenerateCount } from "@compute-api/fixtures";
 import { createLogger } from "@compute-api/runtime";
-import { type CliIo, defaultText, packageVersion } from "@compute-api/runtime/cli";
+import { type CliIo, defaultText, packageVersion, sourceOf, unprefixed, urlOption } from "@compute-api/runtime/cli";
 import {
   type DrainTimes,
   dataOptions,
@@ -34,39 +34,41 @@ export interface CliResult {
   shutdown?: DrainTimes;
 }
 
+/** What --database-url takes. */
+const postgresUrl = { schemes: ["postgres", "postgresql"], example: "postgres://me@localhost:5432/compute" };
+
 function program(io: CliIo): Command {
   return serverCommand(
     "compute-postgres",
-    "The compute service on PostgreSQL: PGlite embedded (default), or a server through DATABASE_URL.",
+    "The compute service on PostgreSQL: PGlite embedded (default), or a server through --database-url.",
     io,
     {
       port: defaultPort,
       version: packageVersion(import.meta.url),
       dataOptions: dataOptions("load into an empty database", minGenerateCount),
       keyDefault: "a new key, printed, only when the database holds none",
+      ownOptions: [
+        defaultText(
+          urlOption("--database-url <url>", "a PostgreSQL server to keep the data in", postgresUrl),
+          "PGlite",
+        ),
+        defaultText(new Option("--pglite-dir <dir>", "keep PGlite's data in this directory"), "in memory").conflicts(
+          "databaseUrl",
+        ),
+      ],
+      renamedEnv: unprefixed("--database-url", "--pglite-dir"),
       examples: [
-        "compute-postgres                             # PGlite in memory, the built-in data, on http://127.0.0.1:4011",
+        "compute-postgres                             # PGlite in memory (gone at exit), the built-in data, on http://127.0.0.1:4011",
         "compute-postgres --pglite-dir ./data         # PGlite on disk: the data outlives a restart",
-        'DATABASE_URL=postgres://me@localhost:5432/compute compute-postgres -p 8081 --api-key "$KEY"',
+        'COMPUTE_POSTGRES_DATABASE_URL=postgres://me@localhost:5432/compute COMPUTE_API_KEY="$KEY" compute-postgres -p 8081',
       ],
       exitStatus: {
         0: "stopped by SIGINT or SIGTERM after draining; or --help, --version",
         1: "the start failed: the port is taken, the database cannot be reached or is in use, the data is bad",
-        2: "a flag or variable is invalid, DATABASE_URL included",
+        2: "a flag or variable is invalid, --database-url included",
       },
     },
-  )
-    .addOption(
-      defaultText(
-        new Option("--database-url <url>", "a PostgreSQL server to keep the data in, postgres://…").env("DATABASE_URL"),
-        "PGlite",
-      ),
-    )
-    .addOption(
-      defaultText(new Option("--pglite-dir <dir>", "keep PGlite's data in this directory"), "in memory")
-        .env("PGLITE_DIR")
-        .conflicts("databaseUrl"),
-    );
+  );
 }
 
 interface Flags extends ServerFlags, DataFlags {
@@ -79,15 +81,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
   const command = program(io);
   const flags = parseServerFlags<Flags>(command, argv, io);
   if (typeof flags === "number") return { exitCode: flags };
-  const tracing = await startCommandTracing(command, flags, io);
-  if (typeof tracing === "number") return { exitCode: tracing };
-  const urlSource = command.getOptionValueSource("databaseUrl") === "env" ? "DATABASE_URL" : "--database-url";
-  if (flags.databaseUrl !== undefined && !isPostgresUrl(flags.databaseUrl)) {
-    io.stderr(
-      `compute-postgres: ${urlSource} must be a postgres:// or postgresql:// URL, such as postgres://me@localhost:5432/compute\n`,
-    );
-    return { exitCode: 2 };
-  }
+  await startCommandTracing(command, flags);
+  const urlSource = sourceOf(command, "--database-url");
 
   const spec = loadSpec();
   // Read only when the database is empty: a later start keeps its data and never generates or reads a file.
@@ -130,7 +125,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
       url: server.url,
       about: `data: ${server.database.description}`,
       user: firstKey?.user,
-      key: startKey(firstKey),
+      key: startKey(firstKey, flags.databaseUrl === undefined && flags.pgliteDir === undefined),
     }),
   );
   return { exitCode: 0, server, shutdown: drainTimesOf(flags) };
@@ -138,23 +133,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
 
 /**
  * This command's key at start: not new at each start as the stub's, but only when the database holds none, so
- * that replicas on one database keep each other's key.
+ * that replicas on one database keep each other's key. In memory, nothing outlives the process: the key neither.
  */
-function startKey(firstKey: FirstKey | undefined): StartKey {
+function startKey(firstKey: FirstKey | undefined, inMemory: boolean): StartKey {
+  if (firstKey?.outcome === "new" && inMemory)
+    return {
+      outcome: "new",
+      key: firstKey.key,
+      lasts: "new at each start: the data is in memory and gone at exit; --pglite-dir or --database-url keeps it",
+    };
   if (firstKey?.outcome === "new")
     return { outcome: "new", key: firstKey.key, lasts: "new: the database held none; later starts keep it" };
   if (firstKey?.outcome === "kept")
     return { outcome: "kept", stays: "the one the database holds already stays", keyId: defaultKeyId };
   return { outcome: "given" };
-}
-
-/** Whether a value is a postgres:// or postgresql:// URL. */
-function isPostgresUrl(value: string): boolean {
-  try {
-    return ["postgres:", "postgresql:"].includes(new URL(value).protocol);
-  } catch {
-    return false;
-  }
 }
 
 /** The URL to show: its password, if any, replaced by `***`. */

@@ -38,7 +38,7 @@ export interface PostgresServerOptions extends DatabaseLimits {
    * through a pg.Pool), or `pgliteDir` (PGlite in that directory); none of them: PGlite in memory.
    */
   database?: Database;
-  /** A PostgreSQL URL, such as `postgres://user@localhost:5432/compute` (the command line reads DATABASE_URL). */
+  /** A PostgreSQL URL, such as `postgres://user@localhost:5432/compute` (the command line's --database-url). */
   databaseUrl?: string;
   /** A directory for PGlite's files, kept between starts. */
   pgliteDir?: string;

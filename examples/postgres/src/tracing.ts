@@ -1,7 +1,7 @@
 /**
  * The example's queries in its traces: when the `OTEL_*` variables configure tracing, the OpenTelemetry pg
  * instrumentation (@opentelemetry/instrumentation-pg) is registered before anything loads `pg`, so that every query
- * through the pool (DATABASE_URL) is a CLIENT span under the request's SERVER span. It patches `pg` through
+ * through the pool (--database-url) is a CLIENT span under the request's SERVER span. It patches `pg` through
  * require hooks (require-in-the-middle), which also see an ES module's `import pg from "pg"` (Node loads a
  * CommonJS package through its CommonJS loader), but only a load that comes after the registration: the command's
  * entry (bin.ts) calls this first and imports the rest of the program after it. Nothing is loaded when tracing is

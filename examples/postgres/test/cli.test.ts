@@ -87,19 +87,83 @@ describe("compute-postgres", () => {
     const version = await run("--version");
     expect([version.exitCode, version.out.trim()]).toEqual([0, "1.0.0"]);
     const { out } = await run("--help");
-    expect(out).toMatch(/-p, --port <port>[\s\S]*\(default: 4011;\s+env: PORT\)/);
+    expect(out).toMatch(/-p, --port <port>[\s\S]*\(default: 4011;\s+env: COMPUTE_POSTGRES_PORT\)/);
+    expect(out).toMatch(/--database-url <url>[\s\S]*env:\s+COMPUTE_POSTGRES_DATABASE_URL\)/);
     expect(out).toMatch(/Examples:\n {2}\$ compute-postgres/);
-    expect(out).toMatch(/Exit status:\n {2}0 {2}.*\n {2}1 {2}.*\n {2}2 {2}.*DATABASE_URL/);
+    expect(out).toMatch(/Exit status:\n {2}0 {2}.*\n {2}1 {2}.*\n {2}2 {2}.*--database-url/);
   });
 
-  it("refuses a DATABASE_URL that is not a postgres:// URL with one line naming it, and 2", async () => {
-    process.env.DATABASE_URL = "mysql://me:secret@db.example/compute";
+  it("refuses a database URL that is not a postgres:// URL as every usage error is worded, password hidden, and 2", async () => {
+    process.env.COMPUTE_POSTGRES_DATABASE_URL = "mysql://me:secret@db.example/compute";
     try {
       const { exitCode, err } = await run("--port", "0");
       expect(exitCode).toBe(2);
       expect(err).toBe(
-        "compute-postgres: DATABASE_URL must be a postgres:// or postgresql:// URL, such as postgres://me@localhost:5432/compute\n",
+        'error: COMPUTE_POSTGRES_DATABASE_URL must be a postgres:// or postgresql:// URL, such as postgres://me@localhost:5432/compute; got "mysql://***@db.example/compute"\n' +
+          "(run compute-postgres --help for the options)\n",
       );
+    } finally {
+      delete process.env.COMPUTE_POSTGRES_DATABASE_URL;
+    }
+  });
+
+  it("still reads every old unprefixed variable, with one deprecation line each", async () => {
+    const dir = join(scratch, "old-names");
+    const old = {
+      PGLITE_DIR: dir,
+      PORT: "0",
+      CORS_ORIGINS: "https://old.example",
+      SHUTDOWN_GRACE: "1234",
+      SHUTDOWN_TIMEOUT: "5678",
+    };
+    Object.assign(process.env, old);
+    try {
+      const { exitCode, out, err, server, shutdown } = await run("--log-level", "silent");
+      expect(exitCode).toBe(0);
+      expect(err.trim().split("\n").sort()).toEqual(
+        Object.keys(old)
+          .map((name) => `compute-postgres: ${name} is deprecated; use COMPUTE_POSTGRES_${name}`)
+          .sort(),
+      );
+      expect(out).toMatch(/^compute-postgres listening on http:\/\/127\.0\.0\.1:(?!4011)\d+ \(data: PGlite at /);
+      expect(out).toContain("later starts keep it");
+      expect(shutdown).toEqual({ graceMs: 1234, timeoutMs: 5678 });
+      const key = /\n {2}(cak_\S+)\n/.exec(out)?.[1] ?? "";
+      const res = await fetch(`${server?.url}/v1/resources/search?query=a`, {
+        headers: { authorization: `Bearer ${key}`, origin: "https://old.example" },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("access-control-allow-origin")).toBe("https://old.example");
+    } finally {
+      for (const name of Object.keys(old)) delete process.env[name];
+    }
+  }, 120_000);
+
+  it("still reads HOST, with a deprecation line: an address of no interface here fails its start", async () => {
+    process.env.HOST = "192.0.2.1";
+    try {
+      const { exitCode, err } = await run("--port", "0");
+      expect(exitCode).toBe(1);
+      expect(err).toMatch(
+        /^compute-postgres: HOST is deprecated; use COMPUTE_POSTGRES_HOST\ncompute-postgres: cannot start: .*192\.0\.2\.1/,
+      );
+    } finally {
+      delete process.env.HOST;
+    }
+  });
+
+  it("still reads DATABASE_URL, with a deprecation line, and names it in its error", async () => {
+    process.env.DATABASE_URL = "mysql://me:secret@db.example/compute";
+    try {
+      const { exitCode, err } = await run("--port", "0");
+      expect(exitCode).toBe(2);
+      expect(err.split("\n")).toEqual(
+        expect.arrayContaining([
+          "compute-postgres: DATABASE_URL is deprecated; use COMPUTE_POSTGRES_DATABASE_URL",
+          expect.stringMatching(/^error: DATABASE_URL must be a postgres:\/\//),
+        ]),
+      );
+      expect(err).not.toContain("secret");
     } finally {
       delete process.env.DATABASE_URL;
     }

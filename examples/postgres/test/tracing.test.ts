@@ -1,6 +1,6 @@
 /**
  * The Postgres example's traces: compute-postgres started with the standard `OTEL_*` variables, on a real
- * PostgreSQL server through DATABASE_URL (a pg.Pool), exports each request's SERVER span and, nested under it, the
+ * PostgreSQL server through --database-url (a pg.Pool), exports each request's SERVER span and, nested under it, the
  * CLIENT spans of its queries made by @opentelemetry/instrumentation-pg, registered before `pg` is loaded although
  * the example is ES modules. The spans hold the SQL text with its placeholders, never the key or a bound value.
  * On PGlite (no `pg` driver) the request's span is exported alone.
@@ -48,7 +48,7 @@ describe("compute-postgres with OTEL_* variables", () => {
   });
   afterAll(() => receiver.close());
 
-  describe.skipIf(skipWithoutPostgres())("on PostgreSQL (DATABASE_URL)", () => {
+  describe.skipIf(skipWithoutPostgres())("on PostgreSQL (--database-url)", () => {
     let postgres: Postgres;
     beforeAll(async () => {
       postgres = await startPostgres();

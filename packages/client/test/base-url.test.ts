@@ -12,7 +12,7 @@ describe("baseUrl", () => {
       {
         given: "http://127.0.0.1:4010/v1",
         want:
-          'baseUrl "http://127.0.0.1:4010/v1" ends in /v1, but the client\'s paths start with /v1 already (calls ' +
+          'baseUrl ends in /v1 ("http://127.0.0.1:4010/v1"), but the API\'s paths start with /v1 already (calls ' +
           'would go to /v1/v1/… and get 404); give the origin, "http://127.0.0.1:4010"',
       },
     ],
@@ -25,9 +25,19 @@ describe("baseUrl", () => {
       "a path prefix with /v1",
       { given: "https://gateway.example/compute/v1", want: 'give the origin, "https://gateway.example/compute"' },
     ],
-    ["no scheme", { given: "127.0.0.1:4010", want: 'baseUrl "127.0.0.1:4010" is not a URL' }],
-    ["a host and port without a scheme", { given: "localhost:4010", want: "is not an http or https URL" }],
-    ["another scheme", { given: "ftp://api.example.com", want: "is not an http or https URL" }],
+    [
+      "no scheme",
+      {
+        given: "127.0.0.1:4010",
+        want: 'baseUrl must be an http:// or https:// URL, such as http://127.0.0.1:4010; got "127.0.0.1:4010"',
+      },
+    ],
+    [
+      "a host and port without a scheme",
+      { given: "localhost:4010", want: 'URL, such as http://127.0.0.1:4010; got "localhost:4010"' },
+    ],
+    ["another scheme", { given: "ftp://api.example.com", want: "must be an http:// or https:// URL" }],
+    ["a scheme without //", { given: "http:api.example.com", want: "must be an http:// or https:// URL" }],
     ["a query", { given: "https://api.example.com?region=eu", want: "must not have a query or fragment" }],
     ["a fragment", { given: "https://api.example.com/#v1", want: "must not have a query or fragment" }],
     ["an empty string", { given: "", want: "baseUrl is missing (it is an empty string)" }],

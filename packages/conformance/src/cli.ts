@@ -1,19 +1,25 @@
 /**
- * The `compute-conformance` command: flags (commander, with environment fallbacks for the URL and the key), a
+ * The `compute-conformance` command: flags (commander, each with its variable; the URL and the key shared), a
  * first line saying what the run will send, a progress line while it runs, the report, `--junit`, and the exit
  * status: 0 when every check passed, 1 when one failed or the run could not be made, 2 for bad flags.
  */
 import { writeFileSync } from "node:fs";
 import { loadSpec, specOperations } from "@compute-api/contract";
 import {
+  apiKeyOption,
+  CliCommand,
   type CliIo,
+  commandLine,
   defaultText,
-  describeCommand,
   integerFlag,
   packageVersion,
-  usageExitCode,
+  parseCommandLine,
+  required,
+  serviceUrlOption,
+  usageError,
+  usageOr,
 } from "@compute-api/runtime/cli";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { formatReport, junitReport } from "./report.js";
 import { type ConformanceOptions, randomSeed, runConformance, runDefaults } from "./run.js";
 
@@ -21,18 +27,6 @@ import { type ConformanceOptions, randomSeed, runConformance, runDefaults } from
 export type { CliIo } from "@compute-api/runtime/cli";
 
 const version = packageVersion(import.meta.url);
-
-const baseUrl = (value: string) => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError(`'${value}' is not a URL such as http://127.0.0.1:4010.`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new InvalidArgumentError("must be an http or https URL.");
-  return value;
-};
 
 const operationList = (value: string, previous: string[] = []) => {
   const known = specOperations(loadSpec()).map((o) => String(o.operation.operationId));
@@ -47,25 +41,18 @@ const operationList = (value: string, previous: string[] = []) => {
 };
 
 function program(io: CliIo): Command {
-  const command = new Command("compute-conformance")
+  const command = new CliCommand("compute-conformance")
     .description(
       "Holds a running compute service backend to the OpenAPI spec: generated valid and broken requests, each answer judged by named checks.",
     )
     .version(version, "-V, --version", "print the version and exit")
     .addOption(
-      defaultText(
-        new Option("--base-url <url>", "the backend, such as https://staging.example.com")
-          .env("CONFORMANCE_BASE_URL")
-          .argParser(baseUrl),
-        "none: required",
+      required(
+        serviceUrlOption("--base-url <url>", "the backend's origin, without /v1, such as https://staging.example.com"),
+        "the backend's URL, such as http://127.0.0.1:4010",
       ),
     )
-    .addOption(
-      defaultText(
-        new Option("--api-key <key>", "a key of the backend; never printed").env("COMPUTE_API_KEY"),
-        "none: required",
-      ),
-    )
+    .addOption(required(apiKeyOption("a key of the backend; never printed"), "a key of the backend"))
     .addOption(
       defaultText(
         new Option("--runs <n>", "cases per generator").argParser(integerFlag(1, 100_000)).conflicts("seconds"),
@@ -112,16 +99,13 @@ function program(io: CliIo): Command {
         .default(runDefaults.timeoutMs)
         .argParser(integerFlag(1, 600_000)),
     )
-    .addOption(new Option("--junit <file>", "also write a JUnit XML report there, for CI"))
-    .allowExcessArguments(false)
-    .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .showHelpAfterError("(run compute-conformance --help for the options)");
-  return describeCommand(command, {
+    .addOption(new Option("--junit <file>", "also write a JUnit XML report there, for CI"));
+  return commandLine(command, io, {
+    renamed: { env: { CONFORMANCE_BASE_URL: "--base-url" } },
     examples: [
-      'compute-conformance --base-url http://127.0.0.1:4010 --api-key "$KEY"',
-      'compute-conformance --base-url https://staging.example.com --api-key "$KEY" --seconds 60 --junit report.xml',
-      'compute-conformance --base-url http://127.0.0.1:4011 --api-key "$KEY" --writes --project proj-alpha --machine cm-alpha-01',
+      "COMPUTE_API_KEY=$KEY compute-conformance --base-url http://127.0.0.1:4010",
+      "COMPUTE_API_KEY=$KEY compute-conformance --base-url https://staging.example.com --seconds 60 --junit report.xml",
+      "COMPUTE_API_KEY=$KEY compute-conformance --base-url http://127.0.0.1:4011 --writes --project proj-alpha --machine cm-alpha-01",
     ],
     exitStatus: {
       0: "every check passed (warnings included); or --help, --version",
@@ -149,20 +133,15 @@ interface Flags {
 /** Runs the command; resolves with its exit status. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const command = program(io);
-  let flags: Flags;
-  try {
-    flags = command.parse(argv, { from: "user" }).opts<Flags>();
-    if (!flags.baseUrl) command.error("error: --base-url (or CONFORMANCE_BASE_URL) is required", { exitCode: 2 });
-    if (!flags.apiKey) command.error("error: --api-key (or COMPUTE_API_KEY) is required", { exitCode: 2 });
-    if (flags.writes && (!flags.project || !flags.machine))
-      command.error("error: --writes needs --project and --machine: the one machine it may write to", { exitCode: 2 });
-    if (!flags.writes && (flags.project || flags.machine))
-      command.error("error: --project and --machine go with --writes", { exitCode: 2 });
-  } catch (error) {
-    const exitCode = usageExitCode(error);
-    if (exitCode === undefined) throw error;
-    return exitCode;
-  }
+  const flags = usageOr(() => {
+    const parsed = parseCommandLine<Flags>(command, argv, io.stderr);
+    if (parsed.writes && (!parsed.project || !parsed.machine))
+      usageError(command, "--writes needs --project and --machine: the one machine it may write to");
+    if (!parsed.writes && (parsed.project || parsed.machine))
+      usageError(command, "--project and --machine go with --writes");
+    return parsed;
+  });
+  if (typeof flags === "number") return flags;
   const seed = flags.seed ?? randomSeed();
   const writes = flags.writes ? { projectId: flags.project!, machineId: flags.machine! } : undefined;
   io.stdout(
@@ -197,7 +176,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   if (io.tty) io.stderr("\r\u001b[K");
-  const replay = ["compute-conformance", "--base-url", flags.baseUrl, '--api-key "$KEY"', "--seed", String(seed)]
+  const replay = ['COMPUTE_API_KEY="$KEY"', "compute-conformance", "--base-url", flags.baseUrl, "--seed", String(seed)]
     .concat(
       flags.seconds === undefined
         ? ["--runs", String(flags.runs ?? runDefaults.runs)]

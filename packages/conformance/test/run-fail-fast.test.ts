@@ -10,13 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseSearchQuery } from "@compute-api/rules";
 import { createComputeServer, type Listening, listen, notFound, permissionDenied } from "@compute-api/server";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { runCli } from "../src/cli.js";
 import { runConformance } from "../src/run.js";
 import { naiveKey, startNaiveBackend } from "./naive-backend.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "compute-conformance-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterEach(() => vi.unstubAllEnvs());
 
 /** Runs the command and collects what it prints. */
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -38,7 +39,8 @@ async function closedPort(): Promise<number> {
 describe("a run that cannot be made", () => {
   it("stops at once when nothing listens: one line, exit 1, no report, nothing shrunk", async () => {
     const port = await closedPort();
-    const { code, out, err } = await run("--base-url", `http://127.0.0.1:${port}`, "--api-key", "k");
+    vi.stubEnv("COMPUTE_API_KEY", "k");
+    const { code, out, err } = await run("--base-url", `http://127.0.0.1:${port}`);
     expect(code).toBe(1);
     expect(err).toBe(
       `compute-conformance: no answer to a search: connect ECONNREFUSED 127.0.0.1:${port}; nothing was checked\n`,
@@ -55,8 +57,9 @@ describe("a run that cannot be made", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as { port: number };
+    vi.stubEnv("COMPUTE_API_KEY", "k");
     try {
-      const { code, err } = await run("--base-url", `http://127.0.0.1:${port}`, "--api-key", "k");
+      const { code, err } = await run("--base-url", `http://127.0.0.1:${port}`);
       expect(code).toBe(1);
       expect(err).toMatch(/^compute-conformance: no answer to a search: .*; nothing was checked\n$/);
       expect(connections).toBe(1);
@@ -66,9 +69,8 @@ describe("a run that cannot be made", () => {
   });
 
   it("stops at once when the host does not resolve", async () => {
-    const { code, err } = await run(
-      ...["--base-url", "http://conformance-no-such-host.invalid", "--api-key", "k", "--timeout-ms", "3000"],
-    );
+    vi.stubEnv("COMPUTE_API_KEY", "k");
+    const { code, err } = await run("--base-url", "http://conformance-no-such-host.invalid", "--timeout-ms", "3000");
     expect(code).toBe(1);
     // Where no resolver answers at all, the lookup outlasts the timeout: the socket is still connecting.
     expect(err).toMatch(
@@ -79,7 +81,8 @@ describe("a run that cannot be made", () => {
   it("stops at once when search is not at the base URL (404)", async () => {
     const backend = await startNaiveBackend();
     try {
-      const { code, err } = await run("--base-url", `${backend.url}/api`, "--api-key", naiveKey);
+      vi.stubEnv("COMPUTE_API_KEY", naiveKey);
+      const { code, err } = await run("--base-url", `${backend.url}/api`);
       expect(code).toBe(1);
       expect(err).toMatch(
         /^compute-conformance: the backend answered 404 to a search .* is the base URL the interface's root, with its path prefix if any\? Nothing was checked\n$/,
@@ -106,7 +109,8 @@ describe("--writes that cannot be made", () => {
     ],
   ])("says what to change for %s, and writes nothing", async (_name, flags, message) => {
     backend ??= await startNaiveBackend();
-    const { code, err } = await run("--base-url", backend.url, "--api-key", naiveKey, "--writes", ...flags);
+    vi.stubEnv("COMPUTE_API_KEY", naiveKey);
+    const { code, err } = await run("--base-url", backend.url, "--writes", ...flags);
     expect(code).toBe(1);
     expect(err).toMatch(message);
     expect(err.trim().split("\n")).toHaveLength(1);

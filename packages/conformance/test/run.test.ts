@@ -241,7 +241,7 @@ describe("against a broken backend", () => {
   it("exits 1 and prints the seed and a replay line", () => {
     expect(result.code).toBe(1);
     expect(result.out).toMatch(/seed 5: \d+ of \d+ checks by operation failed/);
-    expect(result.out).toMatch(/Replay: compute-conformance --base-url \S+ --api-key "\$KEY" --seed 5/);
+    expect(result.out).toMatch(/Replay: COMPUTE_API_KEY="\$KEY" compute-conformance --base-url \S+ --seed 5/);
   });
 
   it.each([

@@ -2,18 +2,27 @@
 import { availableParallelism } from "node:os";
 import type { ResponseValidationMode } from "@compute-api/contract";
 import {
+  CliCommand,
+  type CliIo,
+  commandLine,
   defaultText,
-  describeCommand,
+  formerServerVariables,
+  hostOption,
   integerFlag,
   logLevelOption,
   origins,
   packageVersion,
+  parseCommandLine as parseFlags,
   portOption,
+  processIo,
+  required,
+  serviceUrlOption,
   shutdownFlags,
+  unprefixed,
+  usageError,
 } from "@compute-api/runtime/cli";
-import { TracingConfigError, tracingConfig } from "@compute-api/runtime/tracing";
-import { Command, InvalidArgumentError, Option } from "commander";
-import { defaults, parseUpstreamUrl, upstreamRequired } from "./options.js";
+import { type Command, Option } from "commander";
+import { defaults } from "./options.js";
 import { recordFileProblem } from "./record.js";
 
 /** What the command line decides. */
@@ -37,19 +46,12 @@ export interface CliConfig {
   record?: string;
 }
 
-const flag = (value: string | undefined, name: string): boolean => {
-  if (value === undefined) return false;
-  if (/^(1|true|yes|on)$/i.test(value)) return true;
-  if (/^(0|false|no|off|)$/i.test(value)) return false;
-  throw new InvalidArgumentError(`${name} must be true or false, not ${JSON.stringify(value)}`);
-};
-
 /** How the gateway's help ends: examples and what each exit status means. */
 const epilogue = {
   examples: [
     "compute-gateway --upstream http://127.0.0.1:4010      # in front of compute-stub, on http://127.0.0.1:8080",
     "compute-gateway --upstream https://compute.internal --host 0.0.0.0 -p 8080 --workers auto",
-    "UPSTREAM_URL=http://127.0.0.1:4011 compute-gateway --response-validation report",
+    "COMPUTE_GATEWAY_UPSTREAM=http://127.0.0.1:4011 compute-gateway --response-validation report",
     "compute-gateway --upstream https://compute.internal --record my-account.yaml   # then: compute-stub --data my-account.yaml",
     "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 compute-gateway --upstream http://127.0.0.1:4010   # traces (README: Tracing)",
   ],
@@ -60,44 +62,41 @@ const epilogue = {
   },
 };
 
-/** The commander program; exits through CommanderError instead of process.exit. */
-export function createProgram(): Command {
+/** The commander program, writing to `io`; exits through CommanderError instead of process.exit. */
+export function createProgram(io: CliIo = processIo): Command {
   const [shutdownGrace, shutdownTimeout] = shutdownFlags() as [Option, Option];
-  const program = new Command("compute-gateway")
+  const program = new CliCommand("compute-gateway")
     .description("A reverse proxy that holds a compute-api backend to the OpenAPI spec, requests and responses.")
     .version(packageVersion(import.meta.url), "-V, --version", "print the version and exit")
     .addOption(
-      defaultText(
-        new Option("--upstream <url>", "base URL of the backend, such as http://127.0.0.1:4010").env("UPSTREAM_URL"),
-        "none: required",
+      required(
+        serviceUrlOption("--upstream <url>", "base URL of the backend, without /v1; a path prefix is kept"),
+        "the backend's URL, such as http://127.0.0.1:4010",
       ),
     )
     .addOption(portOption(8080))
-    .addOption(new Option("--host <host>", "address to listen on").env("HOST").default("127.0.0.1"))
+    .addOption(hostOption())
     .addOption(
       new Option(
         "--response-validation <mode>",
         "enforce: non-conforming responses become 502; report: pass, flagged and logged; off",
       )
-        .env("RESPONSE_VALIDATION")
         .choices(["enforce", "report", "off"])
         .default(defaults.responseValidation),
     )
     .addOption(
       new Option("--timeout-ms <n>", "time the backend has for its whole response")
-        .env("TIMEOUT_MS")
         .default(defaults.timeoutMs)
         .argParser(integerFlag(1)),
     )
     .addOption(
       defaultText(
-        new Option("--max-body-bytes <n>", "largest request body").env("MAX_BODY_BYTES").argParser(integerFlag(1)),
+        new Option("--max-body-bytes <n>", "largest request body").argParser(integerFlag(1)),
         "1048576 (1 MiB)",
       ),
     )
     .addOption(
       new Option("--max-response-bytes <n>", "largest upstream response body; larger is 502")
-        .env("MAX_RESPONSE_BYTES")
         .default(defaults.maxResponseBytes)
         .argParser(integerFlag(1)),
     )
@@ -106,13 +105,11 @@ export function createProgram(): Command {
         "--upstream-keep-alive-timeout <ms>",
         "how long an idle backend connection is kept; below the backend's own keep-alive timeout",
       )
-        .env("UPSTREAM_KEEP_ALIVE_TIMEOUT")
         .default(defaults.upstreamKeepAliveTimeoutMs)
         .argParser(integerFlag(1)),
     )
     .addOption(
       new Option("--request-timeout <ms>", "time a caller has to send its whole request; then 408")
-        .env("REQUEST_TIMEOUT")
         .default(defaults.requestTimeoutMs)
         .argParser(integerFlag(1)),
     )
@@ -120,24 +117,16 @@ export function createProgram(): Command {
     .addOption(shutdownTimeout)
     .addOption(
       new Option("--workers <n>", "processes serving the port (node:cluster); `auto`: one per core")
-        .env("WORKERS")
         .default(1)
         .argParser((value) => (value === "auto" ? availableParallelism() : integerFlag(1, 1024, "auto")(value))),
     )
-    .addOption(
-      new Option(
-        "--passthrough-unknown",
-        "forward paths and methods the spec does not know, unvalidated (env: PASSTHROUGH_UNKNOWN=true)",
-      ),
-    )
+    .addOption(new Option("--passthrough-unknown", "forward paths and methods the spec does not know, unvalidated"))
     .addOption(
       defaultText(
         new Option(
           "--cors-origins <origins>",
           "answer CORS at the gateway for these origins, comma-separated or repeated; * for any",
-        )
-          .env("CORS_ORIGINS")
-          .argParser(origins),
+        ).argParser(origins),
         "none: preflights go to the backend",
       ),
     )
@@ -146,53 +135,52 @@ export function createProgram(): Command {
         new Option(
           "--record <file>",
           "record the resources the backend answers into this .yaml fixture file, for compute-stub --data (one worker)",
-        ).env("RECORD_FILE"),
+        ),
         "none",
       ),
     )
-    .addOption(logLevelOption())
-    .exitOverride()
-    .showHelpAfterError(false);
-  return describeCommand(program, epilogue);
+    .addOption(logLevelOption());
+  return commandLine(program, io, {
+    ...epilogue,
+    traces: true,
+    renamed: {
+      env: {
+        UPSTREAM_URL: "--upstream",
+        RECORD_FILE: "--record",
+        ...formerServerVariables,
+        ...unprefixed(
+          "--response-validation",
+          "--timeout-ms",
+          "--max-body-bytes",
+          "--max-response-bytes",
+          "--upstream-keep-alive-timeout",
+          "--request-timeout",
+          "--workers",
+          "--passthrough-unknown",
+          "--cors-origins",
+        ),
+      },
+    },
+  });
 }
 
-/** Parses arguments (without node and script) and process.env into a configuration; throws CommanderError. */
-export function parseCommandLine(args: string[]): CliConfig {
-  const program: Command = createProgram();
-  program.parse(args, { from: "user" });
+/**
+ * Parses arguments (without node and script) and process.env into a configuration; deprecation lines go to `io`'s
+ * stderr. Throws CommanderError.
+ */
+export function parseCommandLine(args: string[], io: CliIo = processIo): CliConfig {
+  const program = createProgram(io);
   type Durations = "upstreamKeepAliveTimeoutMs" | "requestTimeoutMs" | "shutdownGraceMs" | "shutdownTimeoutMs";
-  const { upstreamKeepAliveTimeout, requestTimeout, shutdownGrace, shutdownTimeout, ...o } = program.opts<
+  const { upstreamKeepAliveTimeout, requestTimeout, shutdownGrace, shutdownTimeout, ...o } = parseFlags<
     Omit<CliConfig, "upstream" | "passthroughUnknown" | Durations> & {
-      upstream?: string;
+      upstream: string;
       passthroughUnknown?: boolean;
       upstreamKeepAliveTimeout: number;
       requestTimeout: number;
       shutdownGrace: number;
       shutdownTimeout: number;
     }
-  >();
-  if (!o.upstream) program.error(`error: ${upstreamRequired}`, { exitCode: 2, code: "gateway.upstream" });
-  let upstream: URL;
-  try {
-    // Checked here rather than by commander, whose message would quote the value as given, credentials and all.
-    upstream = parseUpstreamUrl(o.upstream);
-  } catch (error) {
-    const from = program.getOptionValueSource("upstream") === "env" ? "UPSTREAM_URL" : "--upstream";
-    program.error(`error: ${from}: ${(error as Error).message}`, { exitCode: 2, code: "gateway.upstream" });
-  }
-  let passthroughUnknown: boolean;
-  try {
-    passthroughUnknown = o.passthroughUnknown ?? flag(process.env.PASSTHROUGH_UNKNOWN, "PASSTHROUGH_UNKNOWN");
-  } catch (error) {
-    program.error(`error: ${(error as Error).message}`, { exitCode: 2, code: "gateway.passthrough" });
-  }
-  try {
-    // The OTEL_* variables are read again where tracing starts (in each worker); checked once here.
-    tracingConfig(process.env);
-  } catch (error) {
-    if (!(error instanceof TracingConfigError)) throw error;
-    program.error(`error: ${error.message}`, { exitCode: 2, code: "gateway.tracing" });
-  }
+  >(program, args, io.stderr);
   if (o.record !== undefined) {
     // One process writes the recording, from answers it could check.
     const problem =
@@ -201,12 +189,12 @@ export function parseCommandLine(args: string[]): CliConfig {
       (o.responseValidation === "off"
         ? "it keeps only answers that pass the check: use it with --response-validation enforce or report"
         : undefined);
-    if (problem) program.error(`error: --record: ${problem}`, { exitCode: 2, code: "gateway.record" });
+    if (problem) usageError(program, `--record: ${problem}`);
   }
   return {
     ...o,
-    upstream,
-    passthroughUnknown,
+    upstream: new URL(o.upstream),
+    passthroughUnknown: o.passthroughUnknown === true,
     upstreamKeepAliveTimeoutMs: upstreamKeepAliveTimeout,
     requestTimeoutMs: requestTimeout,
     shutdownGraceMs: shutdownGrace,

@@ -1,5 +1,6 @@
 /** The options of a gateway, their defaults, and the check of the upstream URL. */
 
+import { baseUrlProblem } from "@compute-api/client/base-url";
 import type { OpenApiDocument, ResponseValidationMode } from "@compute-api/contract";
 import { defaultMaxBodyBytes, drainDefaults, type Logger } from "@compute-api/runtime";
 import type { Tracer } from "@opentelemetry/api";
@@ -79,40 +80,16 @@ export const defaults = {
 } as const satisfies Record<Exclude<keyof GatewayOptions, WithoutDefault>, unknown> & Record<string, unknown>;
 
 /** The message when no upstream URL was given. */
-export const upstreamRequired =
-  "the upstream URL is required (--upstream or UPSTREAM_URL), such as http://127.0.0.1:4010";
+export const upstreamRequired = "the upstream URL is required, such as http://127.0.0.1:4010";
 
-/** The URL as given, for a message: its credentials, if any, replaced by `***`. */
-function quoted(value: string): string {
-  return JSON.stringify(value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, "$1***@"));
-}
-
-/** Parses the upstream URL: absolute http(s) with a host, no credentials, query or fragment; throws a readable error. */
+/**
+ * Parses the upstream URL: an http(s) URL of the backend's origin or a path prefix, not ending in /v1, without
+ * credentials, query or fragment — checked by the client's `baseUrlProblem`, in the same words; throws a readable
+ * error.
+ */
 export function parseUpstreamUrl(value: string | URL | undefined): URL {
-  if (value === undefined || String(value).trim() === "") {
-    throw new Error(upstreamRequired);
-  }
-  const given = String(value);
-  // `localhost:4010`, `127.0.0.1:4010`: a host and port without a scheme (a URL parser reads `localhost:` as one).
-  const schemeless = /^[\w.-]+:\d+(\/|$)/.test(given) || !/^[a-z][a-z0-9+.-]*:/i.test(given);
-  const suggestion = schemeless ? `; did you mean http://${given}?` : "; give one such as http://127.0.0.1:4010";
-  let url: URL;
-  try {
-    url = new URL(given);
-  } catch {
-    throw new Error(`the upstream URL ${quoted(given)} is not a URL${suggestion}`);
-  }
-  const problem = schemeless
-    ? `its scheme must be http or https (it has none)${suggestion}`
-    : url.protocol !== "http:" && url.protocol !== "https:"
-      ? `its scheme must be http or https, not ${url.protocol.slice(0, -1)}`
-      : url.hostname === ""
-        ? "it has no host"
-        : url.username || url.password
-          ? "it must not carry credentials"
-          : url.search || url.hash
-            ? "it must not have a query or fragment"
-            : undefined;
-  if (problem) throw new Error(`the upstream URL ${quoted(given)} is not usable: ${problem}`);
-  return url;
+  if (value === undefined || String(value).trim() === "") throw new Error(upstreamRequired);
+  const problem = baseUrlProblem(String(value));
+  if (problem) throw new Error(`the upstream URL ${problem}`);
+  return new URL(value);
 }

@@ -2,7 +2,7 @@
 import cluster from "node:cluster";
 import type { Server } from "node:http";
 import { createLogger, drainable, flushStdoutLog, type Logger, onShutdownSignal } from "@compute-api/runtime";
-import { packageVersion, parseOrExit } from "@compute-api/runtime/cli";
+import { packageVersion, parseOrExit, processIo } from "@compute-api/runtime/cli";
 import { startTracing } from "@compute-api/runtime/tracing";
 import { type Tracer, trace } from "@opentelemetry/api";
 import { createGateway } from "./app.js";
@@ -77,7 +77,9 @@ export async function serve(config: CliConfig, logger: Logger, tracer?: Tracer):
 
 /** The compute-gateway command: parses the arguments, then serves (as a cluster with --workers above 1). */
 export async function main(args: string[]): Promise<void> {
-  const config = parseOrExit(() => parseCommandLine(args));
+  // A worker parses the same command line as its primary, which has said what there was to say of it already.
+  const io = cluster.isWorker ? { ...processIo, stderr: () => {} } : processIo;
+  const config = parseOrExit(() => parseCommandLine(args, io));
   if (!config) return;
   const logger = createLogger({ level: config.logLevel });
   if (config.workers > 1 && cluster.isPrimary) {

@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { freePort, listenLocal } from "@compute-api/test-support";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { parseCommandLine } from "../src/cli.js";
+import { type CliConfig, parseCommandLine } from "../src/cli.js";
 import { json, testUpstream } from "./support/servers.js";
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
@@ -33,6 +33,9 @@ function run(args: string[], env: Record<string, string> = {}, until?: RegExp) {
   });
   return { child, done };
 }
+
+/** Standard output and error that keep nothing: a parse here prints no deprecation line into the test's output. */
+const quiet = { stdout: () => {}, stderr: () => {} };
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -64,23 +67,23 @@ describe("parseCommandLine", () => {
     });
   });
 
-  it("reads each setting from the environment, and a flag wins over it", () => {
+  it("reads each setting from its variable, and a flag wins over it", () => {
     Object.assign(process.env, {
-      UPSTREAM_URL: "http://backend:9000",
-      PORT: "9090",
-      HOST: "0.0.0.0",
-      RESPONSE_VALIDATION: "off",
-      TIMEOUT_MS: "1500",
-      MAX_BODY_BYTES: "2048",
-      MAX_RESPONSE_BYTES: "4096",
-      WORKERS: "2",
-      PASSTHROUGH_UNKNOWN: "true",
-      UPSTREAM_KEEP_ALIVE_TIMEOUT: "900",
-      REQUEST_TIMEOUT: "5000",
-      SHUTDOWN_GRACE: "3000",
-      SHUTDOWN_TIMEOUT: "20000",
+      COMPUTE_GATEWAY_UPSTREAM: "http://backend:9000",
+      COMPUTE_GATEWAY_PORT: "9090",
+      COMPUTE_GATEWAY_HOST: "0.0.0.0",
+      COMPUTE_GATEWAY_RESPONSE_VALIDATION: "off",
+      COMPUTE_GATEWAY_TIMEOUT_MS: "1500",
+      COMPUTE_GATEWAY_MAX_BODY_BYTES: "2048",
+      COMPUTE_GATEWAY_MAX_RESPONSE_BYTES: "4096",
+      COMPUTE_GATEWAY_WORKERS: "2",
+      COMPUTE_GATEWAY_PASSTHROUGH_UNKNOWN: "true",
+      COMPUTE_GATEWAY_UPSTREAM_KEEP_ALIVE_TIMEOUT: "900",
+      COMPUTE_GATEWAY_REQUEST_TIMEOUT: "5000",
+      COMPUTE_GATEWAY_SHUTDOWN_GRACE: "3000",
+      COMPUTE_GATEWAY_SHUTDOWN_TIMEOUT: "20000",
     });
-    expect(parseCommandLine(["--port", "7070"])).toEqual({
+    expect(parseCommandLine(["--port", "7070"], quiet)).toEqual({
       upstream: new URL("http://backend:9000"),
       port: 7070,
       host: "0.0.0.0",
@@ -96,18 +99,52 @@ describe("parseCommandLine", () => {
       shutdownTimeoutMs: 20000,
       logLevel: "info",
     });
-    process.env.PASSTHROUGH_UNKNOWN = "false";
-    expect(parseCommandLine([]).passthroughUnknown).toBe(false);
+    process.env.COMPUTE_GATEWAY_PASSTHROUGH_UNKNOWN = "false";
+    expect(parseCommandLine([], quiet).passthroughUnknown).toBe(false);
+  });
+
+  it.each<[string, string, Partial<CliConfig>]>([
+    ["UPSTREAM_URL", "http://backend:9000", { upstream: new URL("http://backend:9000") }],
+    ["PORT", "9090", { port: 9090 }],
+    ["HOST", "0.0.0.0", { host: "0.0.0.0" }],
+    ["RESPONSE_VALIDATION", "off", { responseValidation: "off" }],
+    ["TIMEOUT_MS", "1500", { timeoutMs: 1500 }],
+    ["MAX_BODY_BYTES", "2048", { maxBodyBytes: 2048 }],
+    ["MAX_RESPONSE_BYTES", "4096", { maxResponseBytes: 4096 }],
+    ["WORKERS", "2", { workers: 2 }],
+    ["PASSTHROUGH_UNKNOWN", "true", { passthroughUnknown: true }],
+    ["UPSTREAM_KEEP_ALIVE_TIMEOUT", "900", { upstreamKeepAliveTimeoutMs: 900 }],
+    ["REQUEST_TIMEOUT", "5000", { requestTimeoutMs: 5000 }],
+    ["SHUTDOWN_GRACE", "3000", { shutdownGraceMs: 3000 }],
+    ["SHUTDOWN_TIMEOUT", "20000", { shutdownTimeoutMs: 20000 }],
+    ["CORS_ORIGINS", "https://app.example", { corsOrigins: ["https://app.example"] }],
+    ["RECORD_FILE", "recorded.yaml", { record: "recorded.yaml" }],
+  ])("still reads %s, with one deprecation line", (name, value, want) => {
+    if (name !== "UPSTREAM_URL") process.env.COMPUTE_GATEWAY_UPSTREAM = "http://127.0.0.1:4010";
+    process.env[name] = value;
+    let err = "";
+    expect(parseCommandLine([], { stdout: () => {}, stderr: (text) => (err += text) })).toMatchObject(want);
+    expect(err).toMatch(new RegExp(`^compute-gateway: ${name} is deprecated; use COMPUTE_GATEWAY_[A-Z_]+\\n$`));
+  });
+
+  it("takes the new variable over the old one", () => {
+    Object.assign(process.env, { COMPUTE_GATEWAY_UPSTREAM: "http://new:1", UPSTREAM_URL: "http://old:1" });
+    expect(parseCommandLine([], quiet).upstream.href).toBe("http://new:1/");
   });
 });
 
 describe("compute-gateway", () => {
   it.concurrent.each([
-    ["no upstream", [], /upstream URL is required \(--upstream or UPSTREAM_URL\)/],
+    ["no upstream", [], /^error: --upstream \(or COMPUTE_GATEWAY_UPSTREAM\) is required/],
     [
       "a malformed upstream",
       ["--upstream", "localhost:4010"],
-      /upstream URL "localhost:4010" is not a URL|scheme must be http or https/,
+      /^error: --upstream must be an http:\/\/ or https:\/\/ URL, such as http:\/\/127\.0\.0\.1:4010; got "localhost:4010"\n/,
+    ],
+    [
+      "an upstream ending in /v1, in the client's words",
+      ["--upstream", "http://127.0.0.1:4010/v1/"],
+      /^error: --upstream ends in \/v1 \("http:\/\/127\.0\.0\.1:4010\/v1\/"\), but the API's paths start with \/v1 already \(calls would go to \/v1\/v1\/… and get 404\); give the origin, "http:\/\/127\.0\.0\.1:4010"\n/,
     ],
     [
       "an unknown mode",
@@ -115,27 +152,24 @@ describe("compute-gateway", () => {
       /Allowed choices are enforce, report, off/,
     ],
   ])("exits 2 with a clear message given %s", async (_name, args, message) => {
-    const { done } = run(args, { UPSTREAM_URL: "" });
+    const { done } = run(args, { COMPUTE_GATEWAY_UPSTREAM: "" });
     const { code, output } = await done;
     expect(code).toBe(2);
     expect(output).toMatch(message);
+    expect(output).toMatch(/\n\(run compute-gateway --help for the options\)\n$/);
   });
 
   it.concurrent.each([
     [
-      "a host and port without a scheme, quoted as given",
-      ["--upstream", "localhost:4010"],
-      /the upstream URL "localhost:4010" is not usable: its scheme must be http or https \(it has none\); did you mean http:\/\/localhost:4010\?/,
-    ],
-    [
       "a query, quoted with its query",
       ["--upstream", "http://127.0.0.1:4010?x=1"],
-      /the upstream URL "http:\/\/127\.0\.0\.1:4010\?x=1" is not usable: it must not have a query or fragment/,
+      /--upstream must not have a query or fragment; got "http:\/\/127\.0\.0\.1:4010\?x=1"/,
     ],
+    ["credentials, never quoted", ["--upstream", "http://me:secret@backend"], /--upstream must not hold a user name/],
     [
-      "credentials, never quoted",
-      ["--upstream", "http://me:secret@backend"],
-      /"http:\/\/\*\*\*@backend" is not usable/,
+      "credentials without a scheme, never quoted",
+      ["--upstream", "me:secret@backend:4010"],
+      /--upstream must be an http:\/\/ or https:\/\/ URL, such as http:\/\/127\.0\.0\.1:4010; got "\*\*\*@backend:4010"/,
     ],
     [
       "workers that are no number, naming auto",
@@ -143,7 +177,7 @@ describe("compute-gateway", () => {
       /must be a whole number from 1 to 1024, or auto\./,
     ],
   ])("says what is wrong with %s, and exits 2", async (_name, args, message) => {
-    const { done } = run(args, { UPSTREAM_URL: "" });
+    const { done } = run(args, { COMPUTE_GATEWAY_UPSTREAM: "" });
     const { code, output } = await done;
     expect(code).toBe(2);
     expect(output).toMatch(message);
@@ -154,10 +188,10 @@ describe("compute-gateway", () => {
     const { done } = run(["--help"]);
     const { code, output } = await done;
     expect(code).toBe(0);
-    expect(output).toMatch(/-p, --port <port>[\s\S]*\(default: 8080;\s+env: PORT\)/);
+    expect(output).toMatch(/-p, --port <port>[\s\S]*\(default: 8080;\s+env: COMPUTE_GATEWAY_PORT\)/);
     expect(output).toMatch(/Examples:\n {2}\$ compute-gateway --upstream/);
     expect(output).toMatch(/Exit status:\n {2}0 {2}.*\n {2}1 {2}.*\n {2}2 {2}/);
-    expect(parseCommandLine(["--upstream", "http://127.0.0.1:1", "-p", "9000"]).port).toBe(9000);
+    expect(parseCommandLine(["--upstream", "http://127.0.0.1:1", "-p", "9000"], quiet).port).toBe(9000);
   });
 
   it("prints its version", async () => {

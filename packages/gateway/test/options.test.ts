@@ -12,11 +12,12 @@ describe("parseUpstreamUrl", () => {
   it.each([
     [undefined, /is required/],
     ["", /is required/],
-    ["127.0.0.1:4010", /is not a URL/],
-    ["not a url", /is not a URL/],
-    ["ftp://files.example", /scheme must be http or https/],
-    ["http://user:pw@api.example", /must not carry credentials/],
+    ["127.0.0.1:4010", /^the upstream URL must be an http:\/\/ or https:\/\/ URL, such as http:\/\/127\.0\.0\.1:4010/],
+    ["not a url", /must be an http:\/\/ or https:\/\/ URL/],
+    ["ftp://files.example", /must be an http:\/\/ or https:\/\/ URL/],
+    ["http://user:pw@api.example", /must not hold a user name or password/],
     ["http://api.example/?x=1", /must not have a query/],
+    ["http://api.example/v1", /ends in \/v1 .* give the origin, "http:\/\/api\.example"/],
   ])("refuses %j", (given, message) => {
     expect(() => parseUpstreamUrl(given)).toThrow(message);
   });

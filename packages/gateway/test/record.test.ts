@@ -89,7 +89,8 @@ describe("compute-gateway --record in front of the Postgres example", () => {
   it("serves the recording with compute-stub --data: the same searches give the same results", async () => {
     let result: CliResult | undefined;
     try {
-      result = await runCli(["--data", file, "--port", "0", "--log-level", "silent", "--api-key", "cak_replay-0001"], {
+      process.env.COMPUTE_API_KEY = "cak_replay-0001";
+      result = await runCli(["--data", file, "--port", "0", "--log-level", "silent"], {
         stdout: () => {},
         stderr: (text) => {
           throw new Error(text);
@@ -101,6 +102,7 @@ describe("compute-gateway --record in front of the Postgres example", () => {
         expect(JSON.parse(answer), query).toEqual(JSON.parse(finalAnswers[i] ?? ""));
       }
     } finally {
+      delete process.env.COMPUTE_API_KEY;
       await result?.stub?.close();
     }
   });
@@ -172,8 +174,14 @@ describe("compute-gateway --record flags", () => {
     expect((thrown as CommanderError).message).toMatch(message);
   });
 
-  it("takes --record or RECORD_FILE", () => {
+  it("takes --record or COMPUTE_GATEWAY_RECORD", () => {
     expect(parseCommandLine([...upstream, "--record", "a.yaml"]).record).toBe("a.yaml");
+    process.env.COMPUTE_GATEWAY_RECORD = "b.yaml";
+    try {
+      expect(parseCommandLine(upstream).record).toBe("b.yaml");
+    } finally {
+      delete process.env.COMPUTE_GATEWAY_RECORD;
+    }
   });
 });
 

@@ -333,7 +333,7 @@ describe("a traced gateway in front of the stub", () => {
 });
 
 describe("the OTEL_* variables", () => {
-  it("a value the gateway cannot honour stops it at start-up: one line naming the variable, exit status 2", async () => {
+  it("a value the gateway cannot honour stops it at start-up: a usage error naming the variable, exit status 2", async () => {
     const child = spawn(
       process.execPath,
       ["--conditions", "@compute-api/source", "--import", "tsx", bin, "--upstream", "http://127.0.0.1:4010"],
@@ -348,6 +348,7 @@ describe("the OTEL_* variables", () => {
     expect(code).toBe(2);
     expect(stderr.trim().split("\n")).toEqual([
       expect.stringMatching(/^error: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported/),
+      "(run compute-gateway --help for the options)",
     ]);
   }, 120_000);
 });

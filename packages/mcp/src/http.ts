@@ -4,9 +4,9 @@
  * between requests. Before the SDK sees a request, it is checked as the MCP specification's security guidance asks:
  *
  * 1. Host: on a loopback address only `localhost`, `127.0.0.1` and `[::1]` (DNS rebinding); 403 otherwise.
- * 2. Origin, when sent (browsers send it): a loopback origin on a loopback address, or one of `--allowed-origins`;
+ * 2. Origin, when sent (browsers send it): a loopback origin on a loopback address, or one of `--cors-origins`;
  *    403 otherwise.
- * 3. The client's token, when one is configured (`MCP_AUTH_TOKEN`): `Authorization: Bearer <token>`, compared in
+ * 3. The client's token, when one is configured (`--auth-token`): `Authorization: Bearer <token>`, compared in
  *    constant time; 401 with `WWW-Authenticate: Bearer` otherwise. This token is for compute-mcp only and is never
  *    sent on: the compute service is called with the key compute-mcp was started with (no token passthrough).
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http

@@ -48,7 +48,7 @@ async function serveHttp(config: CliConfig, runner: ToolRunner, logger: Logger):
       logger,
       authToken: config.authToken,
       loopback: isLoopback(config.host),
-      allowedOrigins: config.allowedOrigins,
+      allowedOrigins: config.corsOrigins,
     }),
   );
   const tracked = drainable(server);

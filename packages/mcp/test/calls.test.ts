@@ -45,7 +45,7 @@ const setups: { name: string; gateway: boolean; connect(baseUrl: string, apiKey:
     name: "Streamable HTTP",
     gateway: false,
     async connect(baseUrl, apiKey) {
-      const server = await startHttp(baseUrl, apiKey, { MCP_AUTH_TOKEN: token });
+      const server = await startHttp(baseUrl, apiKey, { COMPUTE_MCP_AUTH_TOKEN: token });
       const client = await connectHttp(server.url, token);
       return {
         client,

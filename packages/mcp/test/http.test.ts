@@ -38,7 +38,7 @@ describe("compute-mcp --http", () => {
   const mcp = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   beforeAll(async () => {
     stub = await startStub();
-    server = await startHttp(stub.url, keys.alice, { MCP_AUTH_TOKEN: token });
+    server = await startHttp(stub.url, keys.alice, { COMPUTE_MCP_AUTH_TOKEN: token });
     host = new URL(server.url).host;
   });
   afterAll(async () => {
@@ -90,30 +90,79 @@ describe("the command line", () => {
   afterEach(() => {
     process.env = { ...saved };
   });
+  /** What a parse writes on standard error: kept, out of the suite's own output. */
+  let err = "";
+  const io = { stdout: () => {}, stderr: (text: string) => (err += text) };
   const exitOf = (args: string[]) => {
     try {
-      parseCommandLine(args);
+      parseCommandLine(args, io);
       return 0;
     } catch (error) {
       return (error as { exitCode?: number }).exitCode;
     }
   };
 
-  it("needs --base-url and COMPUTE_API_KEY", () => {
+  it("needs --base-url and an API key", () => {
     process.env.COMPUTE_API_KEY = "cak_x";
     delete process.env.COMPUTE_BASE_URL;
     expect(exitOf([])).toBe(2);
     delete process.env.COMPUTE_API_KEY;
     expect(exitOf(["--base-url", "http://127.0.0.1:4010"])).toBe(2);
+    expect(err).toMatch(/^error: --api-key \(or COMPUTE_API_KEY\) is required: the service's key$/m);
   });
 
-  it("refuses --http off loopback without MCP_AUTH_TOKEN, and takes it with one", () => {
+  it("refuses --http off loopback without --auth-token, and takes COMPUTE_MCP_AUTH_TOKEN", () => {
     process.env.COMPUTE_API_KEY = "cak_x";
-    delete process.env.MCP_AUTH_TOKEN;
+    delete process.env.COMPUTE_MCP_AUTH_TOKEN;
     const args = ["--base-url", "http://127.0.0.1:4010", "--http", "--host", "0.0.0.0"];
     expect(exitOf(args)).toBe(2);
-    process.env.MCP_AUTH_TOKEN = "a-long-random-token";
-    expect(parseCommandLine(args)).toMatchObject({ http: true, host: "0.0.0.0", authToken: "a-long-random-token" });
-    expect(parseCommandLine(["--base-url", "http://127.0.0.1:4010"])).toMatchObject({ http: false, port: 4030 });
+    process.env.COMPUTE_MCP_AUTH_TOKEN = "a-long-random-token";
+    expect(parseCommandLine(args, io)).toMatchObject({ http: true, host: "0.0.0.0", authToken: "a-long-random-token" });
+    expect(parseCommandLine(["--base-url", "http://127.0.0.1:4010"], io)).toMatchObject({ http: false, port: 4030 });
+  });
+
+  it("takes --api-key, with one warning line that never holds the key", () => {
+    delete process.env.COMPUTE_API_KEY;
+    err = "";
+    expect(parseCommandLine(["--base-url", "http://127.0.0.1:4010", "--api-key", "cak_on-the-line"], io)).toMatchObject(
+      {
+        apiKey: "cak_on-the-line",
+      },
+    );
+    expect(err).toBe(
+      "compute-mcp: warning: --api-key on the command line shows in ps and in shell history; prefer COMPUTE_API_KEY\n",
+    );
+  });
+
+  it.each<[string, string, Partial<ReturnType<typeof parseCommandLine>>]>([
+    ["PORT", "4444", { port: 4444 }],
+    ["HOST", "localhost", { host: "localhost" }],
+    ["TIMEOUT_MS", "1500", { timeoutMs: 1500 }],
+    ["SHUTDOWN_GRACE", "1234", { shutdownGraceMs: 1234 }],
+    ["SHUTDOWN_TIMEOUT", "5678", { shutdownTimeoutMs: 5678 }],
+  ])("still reads %s, with one deprecation line", (name, value, want) => {
+    Object.assign(process.env, { COMPUTE_API_KEY: "cak_x", [name]: value });
+    err = "";
+    expect(parseCommandLine(["--base-url", "http://127.0.0.1:4010"], io)).toMatchObject(want);
+    expect(err).toBe(`compute-mcp: ${name} is deprecated; use COMPUTE_MCP_${name}\n`);
+  });
+
+  it("still reads --allowed-origins, ALLOWED_ORIGINS and MCP_AUTH_TOKEN, each with one deprecation line", () => {
+    Object.assign(process.env, {
+      COMPUTE_API_KEY: "cak_x",
+      ALLOWED_ORIGINS: "https://env.example",
+      MCP_AUTH_TOKEN: "an-old-token",
+    });
+    err = "";
+    const config = parseCommandLine(
+      ["--base-url", "http://127.0.0.1:4010", "--allowed-origins", "https://flag.example"],
+      io,
+    );
+    expect(config).toMatchObject({ corsOrigins: ["https://flag.example"], authToken: "an-old-token" });
+    expect(err.trim().split("\n")).toEqual([
+      "compute-mcp: --allowed-origins is deprecated; use --cors-origins",
+      "compute-mcp: ALLOWED_ORIGINS is deprecated; use COMPUTE_MCP_CORS_ORIGINS",
+      "compute-mcp: MCP_AUTH_TOKEN is deprecated; use COMPUTE_MCP_AUTH_TOKEN",
+    ]);
   });
 });

@@ -62,7 +62,7 @@ describe("the MCP Inspector's command line", () => {
   const token = "inspector-client-token-0123456789";
   beforeAll(async () => {
     stub = await startStub();
-    http = await startHttp(stub.url, keys.bob, { MCP_AUTH_TOKEN: token });
+    http = await startHttp(stub.url, keys.bob, { COMPUTE_MCP_AUTH_TOKEN: token });
     dir = await mkdtemp(path.join(tmpdir(), "compute-mcp-inspector-"));
   });
   afterAll(async () => {

@@ -22,7 +22,8 @@ function optionDescription(option: Option): string {
     option.defaultValueDescription ??
     (value === undefined || typeof value === "boolean" ? undefined : Array.isArray(value) ? value.join(",") : value);
   if (shown !== undefined) extra.push(`default: ${String(shown)}`);
-  if (option.envVar) extra.push(`env: ${option.envVar}`);
+  // A flag without a value is given by its variable holding true (or 1, yes, on).
+  if (option.envVar) extra.push(`env: ${option.envVar}${!option.required && !option.optional ? "=true" : ""}`);
   return extra.length > 0 ? `${option.description} (${extra.join("; ")})` : option.description;
 }
 

@@ -2,32 +2,35 @@
  * Old names of flags and variables that still work: each use prints one deprecation line on stderr, and the new
  * name wins when both are given.
  */
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
+import { envValue } from "./cli-env.js";
 
-/** A renamed environment variable (`STUB_API_KEY` → the variable of `--api-key`). */
-export interface RenamedEnv {
-  /** The old variable. */
-  env: string;
-  /** The attribute name of the option it now feeds, such as `apiKey`. */
-  option: string;
-}
-
-/** A renamed flag, kept as a hidden option (`renamedFlag`). */
-export interface RenamedFlag {
-  /** The attribute name of the hidden old option, such as `corsOrigin`. */
-  flag: string;
-  /** The attribute name of the option it now feeds, such as `corsOrigins`. */
-  option: string;
+/**
+ * Old names still read, each mapped to the flag it now feeds: variables (`{ UPSTREAM_URL: "--upstream" }`) and
+ * flags (`{ "--allowed-origins": "--cors-origins" }`).
+ */
+export interface Renames {
+  env?: Readonly<Record<string, string>>;
+  flags?: Readonly<Record<string, string>>;
 }
 
 /** The variable that gave each option its value, where it was an old one. */
 const oldSources = new WeakMap<Command, Map<string, string>>();
 
-/** A hidden option under an old name (`--cors-origin <origins>`) that reads as `now` does. */
-export function renamedFlag(flags: string, now: Option): Option {
-  const option = new Option(flags, `deprecated: ${now.long}`).hideHelp();
-  if (now.parseArg) option.argParser(now.parseArg);
+function optionOf(command: Command, long: string): Option {
+  const option = command.options.find((o) => o.long === long);
+  if (!option) throw new Error(`${command.name()} has no option ${long}`);
   return option;
+}
+
+/** Adds each old flag as a hidden option that reads its value as the new one does (`--cors-origin <origins>`). */
+export function addRenamedFlags(command: Command, flags: Readonly<Record<string, string>>): void {
+  for (const [old, long] of Object.entries(flags)) {
+    const now = optionOf(command, long);
+    const option = new Option(now.flags.replace(long, old).replace(/^-\w, /, ""), `deprecated: ${long}`).hideHelp();
+    if (now.parseArg) option.argParser(now.parseArg);
+    command.addOption(option);
+  }
 }
 
 /** The variable that gave an option its value (its own, or an old name), if a variable did. */
@@ -38,48 +41,41 @@ export function envSourceOf(command: Command, option: string): string | undefine
   return command.options.find((o) => o.attributeName() === option)?.envVar;
 }
 
-function optionNamed(command: Command, name: string): Option {
-  const option = command.options.find((o) => o.attributeName() === name);
-  if (!option) throw new Error(`no option ${name}`);
-  return option;
+/** Where the value of a flag (`--upstream`) came from, for a message: the flag, or the variable (new or old) that gave it. */
+export function sourceOf(command: Command, long: string): string {
+  return envSourceOf(command, optionOf(command, long).attributeName()) ?? long;
 }
 
 /**
  * After parsing: takes the values of old flags and variables into their options, where the new name gave none,
  * and says once for each old name used that it is deprecated (on `warn`, prefixed with the command's name).
- * A bad value of an old variable is a usage error (a CommanderError, exit status 2), as a new one's is.
+ * A bad value of an old variable is a usage error (exit status 2), as a new one's is.
  */
 export function applyRenames(
   command: Command,
   warn: (text: string) => void,
-  { flags = [], env = [] }: { flags?: RenamedFlag[]; env?: RenamedEnv[] },
+  { flags = {}, env = {} }: Renames,
   environment: NodeJS.ProcessEnv = process.env,
 ): void {
   const name = command.name();
-  for (const { flag, option } of flags) {
-    const value: unknown = command.getOptionValue(flag);
+  for (const [old, long] of Object.entries(flags)) {
+    const option = optionOf(command, old).attributeName();
+    const value: unknown = command.getOptionValue(option);
     if (value === undefined) continue;
-    const now = optionNamed(command, option);
-    warn(`${name}: ${optionNamed(command, flag).long} is deprecated; use ${now.long}\n`);
-    if (command.getOptionValueSource(option) !== "cli") command.setOptionValueWithSource(option, value, "cli");
+    warn(`${name}: ${old} is deprecated; use ${long}\n`);
+    const now = optionOf(command, long).attributeName();
+    if (command.getOptionValueSource(now) !== "cli") command.setOptionValueWithSource(now, value, "cli");
   }
-  for (const { env: old, option } of env) {
-    const value = environment[old];
-    if (value === undefined) continue;
-    const now = optionNamed(command, option);
-    warn(`${name}: ${old} is deprecated; use ${now.envVar ?? now.long}\n`);
-    const source = command.getOptionValueSource(option);
+  for (const [old, long] of Object.entries(env)) {
+    const raw = environment[old];
+    if (raw === undefined) continue;
+    const now = optionOf(command, long);
+    warn(`${name}: ${old} is deprecated; use ${now.envVar ?? long}\n`);
+    const attribute = now.attributeName();
+    const source = command.getOptionValueSource(attribute);
     if (source === "cli" || source === "env") continue;
-    let parsed: unknown = value;
-    try {
-      if (now.parseArg) parsed = now.parseArg(value, undefined);
-    } catch (error) {
-      if (!(error instanceof InvalidArgumentError)) throw error;
-      const message = `error: option '${now.flags}' value '${value}' from env '${old}' is invalid. ${error.message}`;
-      command.error(message, { exitCode: 2, code: "commander.invalidArgument" });
-    }
-    command.setOptionValueWithSource(option, parsed, "env");
+    command.setOptionValueWithSource(attribute, envValue(command, now, raw, old), "env");
     const sources = oldSources.get(command) ?? new Map<string, string>();
-    oldSources.set(command, sources.set(option, old));
+    oldSources.set(command, sources.set(attribute, old));
   }
 }

@@ -1,23 +1,27 @@
 /**
- * `@compute-api/runtime/cli`: what the commands (compute-stub, compute-gateway, compute-conformance,
- * compute-postgres) share on their command lines — one implementation of each shared flag, of their help's
- * defaults, examples and exit statuses, of the version, and of the old names that still work.
+ * `@compute-api/runtime/cli`: what the five commands (compute-stub, compute-gateway, compute-conformance,
+ * compute-mcp, compute-postgres) share on their command lines — one implementation of each shared flag, of the
+ * variable of every flag, of their usage errors, of their help's defaults, examples and exit statuses, of the
+ * version, and of the old names that still work.
  */
 import { readFileSync } from "node:fs";
 import { CommanderError, InvalidArgumentError, Option } from "commander";
+import { unprefixed } from "./cli-env.js";
 import { parseOrigins } from "./cors.js";
 import { drainDefaults } from "./drain.js";
 
+export {
+  CliCommand,
+  type CliIo,
+  type CommandLineOptions,
+  commandLine,
+  parseCommandLine,
+  processIo,
+} from "./cli-command.js";
+export { sharedVariables, unprefixed, usageError, variableOf } from "./cli-env.js";
 export { defaultText, describeCommand, exitCodes, type HelpEpilogue } from "./cli-help.js";
-export { applyRenames, envSourceOf, type RenamedEnv, type RenamedFlag, renamedFlag } from "./cli-renames.js";
-
-/** Where a command writes. Option environment variables are read from process.env. */
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** Whether the output is a terminal. */
-  tty?: boolean;
-}
+export { envSourceOf, type Renames, sourceOf } from "./cli-renames.js";
+export { apiKeyOption, required, secretOption, serviceUrlOption, urlOption } from "./cli-values.js";
 
 /**
  * A commander argument parser of a whole number from `min` to `max` (digits only: no sign, fraction or
@@ -47,18 +51,19 @@ export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "s
 
 /** `--log-level <level>` (LOG_LEVEL, default info), read as `logLevel`. */
 export function logLevelOption(): Option {
-  return new Option("--log-level <level>", "log level of the JSON log lines (pino)")
-    .choices(logLevels)
-    .env("LOG_LEVEL")
-    .default("info");
+  return new Option("--log-level <level>", "log level of the JSON log lines (pino)").choices(logLevels).default("info");
 }
 
-/** `-p, --port <port>` (PORT), 0 for any free port. */
+/** `-p, --port <port>`, 0 for any free port. */
 export function portOption(defaultPort: number): Option {
   return new Option("-p, --port <port>", "port to listen on (0: any free port)")
-    .env("PORT")
     .default(defaultPort)
     .argParser(integerFlag(0, 65535));
+}
+
+/** `--host <host>`, default 127.0.0.1; `what` says when it is used (`address to listen on with --http`). */
+export function hostOption(what = "address to listen on"): Option {
+  return new Option("--host <host>", what).default("127.0.0.1");
 }
 
 /**
@@ -105,21 +110,22 @@ export function parseOrExit<T extends object>(parse: () => T): T | undefined {
 }
 
 /**
- * The drain's flags, the same on every command that serves: `--shutdown-grace <ms>` (SHUTDOWN_GRACE) and
- * `--shutdown-timeout <ms>` (SHUTDOWN_TIMEOUT), read as `shutdownGrace` and `shutdownTimeout`.
+ * The drain's flags, the same on every command that serves: `--shutdown-grace <ms>` and `--shutdown-timeout <ms>`,
+ * read as `shutdownGrace` and `shutdownTimeout`.
  */
 export function shutdownFlags(): Option[] {
   return [
     new Option("--shutdown-grace <ms>", "after SIGTERM, how long connections that stay idle are kept open")
-      .env("SHUTDOWN_GRACE")
       .default(drainDefaults.graceMs)
       .argParser(integerFlag(0)),
     new Option("--shutdown-timeout <ms>", "after SIGTERM, how long requests in flight may run before they are cut")
-      .env("SHUTDOWN_TIMEOUT")
       .default(drainDefaults.timeoutMs)
       .argParser(integerFlag(0)),
   ];
 }
+
+/** The old unprefixed variables of the flags every serving command has, still read with a deprecation line. */
+export const formerServerVariables = unprefixed("--port", "--host", "--shutdown-grace", "--shutdown-timeout");
 
 /**
  * Keeps a command alive when the reader of its standard output or error goes away (`EPIPE`: the `| pino-pretty`

@@ -9,8 +9,6 @@ export { dataOptions } from "./cli/data-flags.js";
 export { type ListeningOptions, listeningLines, type StartKey } from "./cli/listening-lines.js";
 export { type DrainingServer, type DrainTimes, drainTimesOf, runUntilSignal } from "./cli/run-until-signal.js";
 export {
-  apiKey,
-  apiKeyEnv,
   parseServerFlags,
   type ServerCommandOptions,
   type ServerFlags,

@@ -233,10 +233,12 @@ describe("compute-stub with OTEL_* variables", () => {
     expect(receiver.spans.filter(serverSpan("GET /v1/resources/search"))).toHaveLength(1);
   });
 
-  it("refuses OTEL_EXPORTER_OTLP_PROTOCOL=grpc in one line, exit status 2", async () => {
+  it("refuses OTEL_EXPORTER_OTLP_PROTOCOL=grpc as a usage error, exit status 2", async () => {
     const { code, err } = await runStub({ ...otel(receiver), OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" });
     expect(code).toBe(2);
-    expect(err).toMatch(/^compute-stub: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: use http\/protobuf .*\n$/);
+    expect(err).toMatch(
+      /^error: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: use http\/protobuf .*\n\(run compute-stub --help for the options\)\n$/,
+    );
   });
 
   it("without the variables traces nothing: the caller's traceparent is not even read", async () => {

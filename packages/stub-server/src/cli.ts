@@ -9,9 +9,8 @@ import { loadSpec } from "@compute-api/contract";
 import { type DataFlags, FixtureError, type Fixtures, fixturesOf, minGenerateCount } from "@compute-api/fixtures";
 import { newApiKey } from "@compute-api/rules";
 import { createLogger } from "@compute-api/runtime";
-import { type CliIo, integerFlag, packageVersion } from "@compute-api/runtime/cli";
+import { type CliIo, integerFlag, packageVersion, secretOption, variableOf } from "@compute-api/runtime/cli";
 import {
-  apiKey,
   type DrainTimes,
   dataOptions,
   drainTimesOf,
@@ -47,16 +46,47 @@ function program(io: CliIo): Command {
       version: packageVersion(import.meta.url),
       dataOptions: dataOptions("serve", minGenerateCount, "of the random faults (--faults, --latency, --drop)"),
       keyDefault: "a new key at each start, printed",
-      renamedEnv: [
-        { env: "STUB_API_KEY", option: "apiKey" },
-        { env: "STUB_CORS_ORIGINS", option: "corsOrigins" },
+      ownOptions: [
+        new Option(
+          "--faults <statuses>",
+          "answer a share of requests with these statuses, such as 429=2%,500=0.5%,503=1%",
+        ).argParser(faultList),
+        new Option("--latency <ms>", "delay every answer by a uniform draw from this range, such as 20-200").argParser(
+          latencyRange,
+        ),
+        new Option(
+          "--drop <share>",
+          "destroy the connection of this share of requests before any answer, such as 0.5%",
+        ).argParser(percent),
+        new Option(
+          "--rate-limit <rate>",
+          "requests allowed per API key, such as 20/s; over it: 429 with Retry-After",
+        ).argParser(requestRate),
+        new Option(
+          "--no-prefer",
+          "ignore the callers' Prefer header (code=…, latency=…), which is honoured by default",
+        ),
+        secretOption(
+          "--admin-token <token>",
+          `token every request to the admin API (${adminPrefix}/) must send as Authorization: Bearer <token>; without one, a --host beyond loopback has no admin API`,
+          { bearer: true },
+        ),
+        new Option("--no-admin", `turn the admin API (${adminPrefix}/: reset, snapshot, journal, faults) off`),
+        new Option("--journal-size <n>", `requests the journal of ${adminPrefix}/requests keeps; 0 keeps none`)
+          .default(1000)
+          .argParser(integerFlag(0, 1_000_000)),
       ],
+      renamedEnv: {
+        STUB_API_KEY: "--api-key",
+        STUB_CORS_ORIGINS: "--cors-origins",
+        COMPUTE_ADMIN_TOKEN: "--admin-token",
+      },
       examples: [
         "compute-stub                                 # the built-in data on http://127.0.0.1:4010, a new key printed",
-        'compute-stub -p 4020 --api-key "$KEY" --compress',
+        'COMPUTE_API_KEY="$KEY" compute-stub -p 4020 --compress',
         "compute-stub --generate 100000 --seed 7",
         "compute-stub --faults 429=2%,503=1% --latency 20-200 --drop 0.5% --rate-limit 20/s",
-        'compute-stub --host 0.0.0.0 --admin-token "$ADMIN_TOKEN"   # beyond this machine, the admin API only with a token',
+        'COMPUTE_STUB_ADMIN_TOKEN="$ADMIN_TOKEN" compute-stub --host 0.0.0.0   # beyond this machine, the admin API only with a token',
       ],
       exitStatus: {
         0: "stopped by SIGINT or SIGTERM after draining; or --help, --version",
@@ -64,51 +94,11 @@ function program(io: CliIo): Command {
         2: "a flag or variable is invalid",
       },
     },
-  )
-    .addOption(
-      new Option(
-        "--faults <statuses>",
-        "answer a share of requests with these statuses, such as 429=2%,500=0.5%,503=1%",
-      ).argParser(faultList),
-    )
-    .addOption(
-      new Option("--latency <ms>", "delay every answer by a uniform draw from this range, such as 20-200").argParser(
-        latencyRange,
-      ),
-    )
-    .addOption(
-      new Option(
-        "--drop <share>",
-        "destroy the connection of this share of requests before any answer, such as 0.5%",
-      ).argParser(percent),
-    )
-    .addOption(
-      new Option(
-        "--rate-limit <rate>",
-        "requests allowed per API key, such as 20/s; over it: 429 with Retry-After",
-      ).argParser(requestRate),
-    )
-    .addOption(
-      new Option("--no-prefer", "ignore the callers' Prefer header (code=…, latency=…), which is honoured by default"),
-    )
-    .addOption(
-      new Option(
-        "--admin-token <token>",
-        `token every request to the admin API (${adminPrefix}/) must send as Authorization: Bearer <token>; without one, a --host beyond loopback has no admin API`,
-      )
-        .env(adminTokenEnv)
-        .argParser(apiKey),
-    )
-    .addOption(new Option("--no-admin", `turn the admin API (${adminPrefix}/: reset, snapshot, journal, faults) off`))
-    .addOption(
-      new Option("--journal-size <n>", `requests the journal of ${adminPrefix}/requests keeps; 0 keeps none`)
-        .default(1000)
-        .argParser(integerFlag(0, 1_000_000)),
-    );
+  );
 }
 
-/** The variable of --admin-token, named as COMPUTE_API_KEY. */
-export const adminTokenEnv = "COMPUTE_ADMIN_TOKEN";
+/** The variable of --admin-token. */
+export const adminTokenEnv = variableOf("compute-stub", "--admin-token");
 
 /** Whether a --host is reachable from this machine only: 127.0.0.0/8, ::1, localhost. */
 export function isLoopback(host: string): boolean {
@@ -134,8 +124,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
   const command = program(io);
   const flags = parseServerFlags<Flags>(command, argv, io);
   if (typeof flags === "number") return { exitCode: flags };
-  const tracing = await startCommandTracing(command, flags, io);
-  if (typeof tracing === "number") return { exitCode: tracing };
+  await startCommandTracing(command, flags);
 
   // The admin API can replace the whole state and read every request: beyond this machine, only with a token. Without
   // one it is off there (a container's HOST=0.0.0.0 still starts), and a line says so.

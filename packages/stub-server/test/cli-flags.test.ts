@@ -1,13 +1,11 @@
 /** The values of compute-stub's flags: what each parser accepts, and what it says of a value it refuses. */
 
 import { origins } from "@compute-api/runtime/cli";
-import { apiKey } from "@compute-api/server/cli";
 import { InvalidArgumentError } from "commander";
 import { describe, expect, it } from "vitest";
 import { faultList, latencyRange, percent, requestRate } from "../src/cli-flags.js";
 
 const parsers = {
-  apiKey,
   faultList,
   latencyRange,
   percent,
@@ -35,7 +33,6 @@ describe("compute-stub flag values", () => {
     ["a fixed latency", { parser: "latencyRange", given: "50", want: { min: 50, max: 50 } }],
     ["a rate a second", { parser: "requestRate", given: "20/s", want: 20 }],
     ["a rate a minute", { parser: "requestRate", given: "600/min", want: 10 }],
-    ["a key", { parser: "apiKey", given: "cak_abc.DEF~1+/=", want: "cak_abc.DEF~1+/=" }],
     ["origins", { parser: "origins", given: "http://a.example,https://b.example", want: expect.any(Array) }],
   ])("accepts %s", (_name, { parser, given, want }) => {
     expect(parsers[parser](given)).toEqual(want);
@@ -63,7 +60,6 @@ describe("compute-stub flag values", () => {
     ["a latency over a minute", { parser: "latencyRange", given: "60001", want: /at most 60000/ }],
     ["a rate without its unit", { parser: "requestRate", given: "20", want: /not a rate such as 20\/s/ }],
     ["a rate of nothing", { parser: "requestRate", given: "0/s", want: /not a rate/ }],
-    ["a key with a space", { parser: "apiKey", given: "has spaces", want: /may hold only/ }],
     ["an origin that is not one", { parser: "origins", given: "ftp://files.example", want: /is not an origin/ }],
   ])("refuses %s", (_name, { parser, given, want }) => {
     const parse = () => parsers[parser](given);

@@ -85,7 +85,7 @@ describe("compute-stub's admin API flags", () => {
       const { exitCode, err, out, stub } = await run("--host", host, "--port", "0", "--log-level", "silent");
       expect(exitCode).toBe(0);
       expect(err).toMatch(
-        /admin API \(\/__stub\/\) is off: --host .* beyond this machine.*--admin-token or COMPUTE_ADMIN_TOKEN/,
+        /admin API \(\/__stub\/\) is off: --host .* beyond this machine.*--admin-token or COMPUTE_STUB_ADMIN_TOKEN/,
       );
       expect(out).not.toContain("__stub");
       const url = (stub?.url ?? "").replace(/\/\/(0\.0\.0\.0|\[::\])/, "//127.0.0.1");
@@ -99,8 +99,8 @@ describe("compute-stub's admin API flags", () => {
     expect((await reset(stub?.url ?? "")).status).toBe(200);
   });
 
-  it("listens beyond loopback with --admin-token (or COMPUTE_ADMIN_TOKEN), whose admin API needs it", async () => {
-    vi.stubEnv("COMPUTE_ADMIN_TOKEN", "from-the-environment");
+  it("listens beyond loopback with --admin-token (or COMPUTE_STUB_ADMIN_TOKEN), whose admin API needs it", async () => {
+    vi.stubEnv("COMPUTE_STUB_ADMIN_TOKEN", "from-the-environment");
     const { stub } = await run("--host", "0.0.0.0", "--port", "0", "--log-level", "silent");
     const url = (stub?.url ?? "").replace("0.0.0.0", "127.0.0.1");
     expect((await reset(url)).status).toBe(401);
@@ -213,12 +213,13 @@ describe("compute-stub start-up", () => {
     expect(again.err).toMatch(/cannot start: .*EADDRINUSE/);
   });
 
-  it("serves a --data file, takes PORT and STUB_API_KEY from the environment and never prints that key", async () => {
-    vi.stubEnv("PORT", "0");
-    vi.stubEnv("STUB_API_KEY", "cak_from-the-environment");
-    const { out, stub } = await run("--data", example, "--log-level", "silent");
-    expect(out).not.toContain("cak_from-the-environment");
-    expect(out).toContain('curl -H "Authorization: Bearer $STUB_API_KEY"');
+  it("serves a --data file, takes COMPUTE_STUB_PORT and COMPUTE_API_KEY from the environment and never prints that key", async () => {
+    vi.stubEnv("COMPUTE_STUB_PORT", "0");
+    vi.stubEnv("COMPUTE_API_KEY", "cak_from-the-environment");
+    const { out, err, stub } = await run("--data", example, "--log-level", "silent");
+    expect(out + err).not.toContain("cak_from-the-environment");
+    expect(err).toBe("");
+    expect(out).toContain('curl -H "Authorization: Bearer $COMPUTE_API_KEY"');
     const url = stub?.url ?? "";
     // The first user gets the key; the file's keys work too, whether given in clear or as a hash.
     for (const key of ["cak_from-the-environment", "cak_example-dev-key"]) {
@@ -283,9 +284,9 @@ describe.concurrent("the compute-stub bin", () => {
 });
 
 describe("compute-stub speaks the commands' common language", () => {
-  it("reads COMPUTE_API_KEY and CORS_ORIGINS, and -p for the port", async () => {
+  it("reads COMPUTE_API_KEY and COMPUTE_STUB_CORS_ORIGINS, and -p for the port", async () => {
     vi.stubEnv("COMPUTE_API_KEY", "cak_common-name");
-    vi.stubEnv("CORS_ORIGINS", "https://app.example");
+    vi.stubEnv("COMPUTE_STUB_CORS_ORIGINS", "https://app.example");
     const { out, err, stub } = await run("-p", "0", "--log-level", "silent");
     expect(err).toBe("");
     expect(out).toContain('curl -H "Authorization: Bearer $COMPUTE_API_KEY"');
@@ -303,12 +304,52 @@ describe("compute-stub speaks the commands' common language", () => {
     expect(err.split("\n").filter(Boolean)).toEqual([
       "compute-stub: --cors-origin is deprecated; use --cors-origins",
       "compute-stub: STUB_API_KEY is deprecated; use COMPUTE_API_KEY",
-      "compute-stub: STUB_CORS_ORIGINS is deprecated; use CORS_ORIGINS",
+      "compute-stub: STUB_CORS_ORIGINS is deprecated; use COMPUTE_STUB_CORS_ORIGINS",
     ]);
     const res = await fetch(`${stub?.url}/v1/resources/search?query=a`, {
       headers: { authorization: "Bearer cak_old-name", origin: "https://flag.example" },
     });
     expect([res.status, res.headers.get("access-control-allow-origin")]).toEqual([200, "https://flag.example"]);
+  });
+
+  it("still reads every old unprefixed variable, with one deprecation line each", async () => {
+    const old = {
+      PORT: "0",
+      CORS_ORIGINS: "https://old.example",
+      COMPUTE_ADMIN_TOKEN: "an-old-admin-token",
+      SHUTDOWN_GRACE: "1234",
+      SHUTDOWN_TIMEOUT: "5678",
+    };
+    for (const [name, value] of Object.entries(old)) vi.stubEnv(name, value);
+    const { err, stub, shutdown } = await run("--log-level", "silent", "--api-key", "cak_old-names");
+    // One line for each, in whatever order the command reads them.
+    expect(
+      err
+        .split("\n")
+        .filter((line) => line.includes("deprecated"))
+        .sort(),
+    ).toEqual(
+      Object.keys(old)
+        .map((name) => `compute-stub: ${name} is deprecated; use COMPUTE_STUB_${name.replace("COMPUTE_", "")}`)
+        .sort(),
+    );
+    const url = stub?.url ?? "";
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:(?!4010)\d+$/);
+    expect(shutdown).toEqual({ graceMs: 1234, timeoutMs: 5678 });
+    const res = await fetch(`${url}/v1/resources/search?query=a`, {
+      headers: { authorization: "Bearer cak_old-names", origin: "https://old.example" },
+    });
+    expect(res.headers.get("access-control-allow-origin")).toBe("https://old.example");
+    expect((await fetch(`${url}/__stub/`)).status).toBe(401);
+  });
+
+  it("still reads HOST, with a deprecation line: an address of no interface here fails its start", async () => {
+    vi.stubEnv("HOST", "192.0.2.1");
+    const { exitCode, err } = await run("--port", "0", "--log-level", "silent", "--no-admin");
+    expect(exitCode).toBe(1);
+    expect(err).toMatch(
+      /^compute-stub: HOST is deprecated; use COMPUTE_STUB_HOST\ncompute-stub: cannot start: .*192\.0\.2\.1/,
+    );
   });
 
   it("prefers the new variable to the old one", async () => {
@@ -323,12 +364,13 @@ describe("compute-stub speaks the commands' common language", () => {
     vi.stubEnv("STUB_API_KEY", "has spaces");
     const { exitCode, err } = await run("--port", "0");
     expect(exitCode).toBe(2);
-    expect(err).toMatch(/from env 'STUB_API_KEY' is invalid\. may hold only/);
+    expect(err).toMatch(/^error: STUB_API_KEY may hold only letters, digits and \. _ ~ \+ \/ = -\n/m);
+    expect(err).not.toContain("has spaces");
   });
 
   it("ends its help with examples and the exit statuses, and writes every default one way", async () => {
     const { out } = await run("--help");
-    expect(out).toMatch(/-p, --port <port>[\s\S]*\(default: 4010;\s+env: PORT\)/);
+    expect(out).toMatch(/-p, --port <port>[\s\S]*\(default: 4010;\s+env: COMPUTE_STUB_PORT\)/);
     expect(out).toMatch(/\(default: a new key at\s+each start, printed; env: COMPUTE_API_KEY\)/);
     expect(out).toMatch(/Examples:\n {2}\$ compute-stub/);
     expect(out).toMatch(/Exit status:\n {2}0 {2}.*\n {2}1 {2}.*\n {2}2 {2}a flag or variable is invalid/);

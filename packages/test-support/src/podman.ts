@@ -9,6 +9,8 @@
  * starts the containers.
  */
 import { get } from "node:http";
+import { variableOf } from "@compute-api/runtime/cli";
+import { imageTargets } from "./images/index.js";
 import { freePort } from "./listen-local.js";
 import { type PodmanResult, podman } from "./podman-run.js";
 
@@ -40,7 +42,10 @@ export interface Container {
 export interface ContainerOptions {
   /** The command's flags (after the image's entrypoint). */
   args?: readonly string[];
-  /** Environment variables; HOST=127.0.0.1 and PORT=<a free port> are set unless given. */
+  /**
+   * Environment variables; the variables of the image's command's --host (127.0.0.1) and --port (a free port),
+   * such as COMPUTE_STUB_HOST and COMPUTE_STUB_PORT, are set unless given.
+   */
   env?: Record<string, string>;
   /** A read-only root filesystem (`--read-only`; podman mounts a tmpfs on /tmp); default true. */
   readOnly?: boolean;
@@ -53,12 +58,16 @@ export interface ContainerOptions {
 let containers = 0;
 
 /**
- * Starts `image` in the background on the host's network, listening on 127.0.0.1 and a free port (HOST, PORT), and
+ * Starts `image` in the background on the host's network, listening on 127.0.0.1 and a free port (its command's
+ * --host and --port variables), and
  * resolves once its readyPath answers 200; fails with its logs (and removes it) when it exits or is not ready in time.
  */
 export async function startContainer(image: string, options: ContainerOptions = {}): Promise<Container> {
-  const port = Number(options.env?.PORT ?? (await freePort()));
-  const env = { HOST: "127.0.0.1", PORT: String(port), ...options.env };
+  const command = imageTargets.find((target) => image.includes(`/${target.target}:`))?.command;
+  if (!command) throw new Error(`${image} is none of the project's images`);
+  const [host, portVariable] = [variableOf(command, "--host"), variableOf(command, "--port")];
+  const port = Number(options.env?.[portVariable] ?? (await freePort()));
+  const env = { [host]: "127.0.0.1", [portVariable]: String(port), ...options.env };
   const name = `compute-api-test-${process.pid}-${++containers}-${Date.now().toString(36)}`;
   const args = ["run", "--detach", "--name", name, "--network", "host"];
   if (options.readOnly ?? true) args.push("--read-only");

@@ -1,5 +1,5 @@
 /**
- * The server adapter: a pg.Pool on a PostgreSQL server, such as `postgres://user@host:5432/db` (DATABASE_URL).
+ * The server adapter: a pg.Pool on a PostgreSQL server, such as `postgres://user@host:5432/db` (--database-url).
  * Every connection is bounded in time (statement_timeout, lock_timeout, the wait for a connection), survives its
  * server (an 'error' on any connection, idle or checked out, is logged, never thrown), and a statement whose
  * signal fires is cancelled on the server. Failures of the database are answered as database-errors.ts says.

@@ -1,7 +1,9 @@
-/** What a server's command prints once it listens: where, the first user's key, and a curl line that works. */
-import { envSourceOf } from "@compute-api/runtime/cli";
+/**
+ * What a server's command prints once it listens: where, the first user's key, a curl line that works, and how to
+ * stop it.
+ */
+import { envSourceOf, sharedVariables } from "@compute-api/runtime/cli";
 import type { Command } from "commander";
-import { apiKeyEnv } from "./server-command.js";
 
 /**
  * The first user's key at this start: `given` by --api-key or a variable; `new`, made now and printed (`lasts`
@@ -24,9 +26,12 @@ export interface ListeningOptions {
   key: StartKey;
 }
 
-/** The lines, each ending in a newline. The key itself is printed only when the command made it. */
+/**
+ * The lines, each ending in a newline. The key itself is printed only when the command made it. The last says how
+ * to stop the server, with its process id: whatever started it (`npm start`, a script) is not what to stop.
+ */
 export function listeningLines(command: Command, { name, url, about, user, key }: ListeningOptions): string {
-  const setOne = `set one with --api-key or ${apiKeyEnv}`;
+  const setOne = `set one with --api-key or ${sharedVariables["--api-key"]}`;
   const env = envSourceOf(command, "apiKey");
   const keyLine =
     user === undefined
@@ -43,6 +48,7 @@ export function listeningLines(command: Command, { name, url, about, user, key }
     keyLine,
     "Try it:",
     `  curl -H "Authorization: Bearer ${shown}" "${url}/v1/resources/search?query=train"`,
+    `Stop it with Ctrl-C, or: kill ${process.pid} (it drains first)`,
     "",
   ].join("\n");
 }

@@ -3,20 +3,23 @@
  * flags for where to listen, the data and the key, and their parsing (bad flags exit with 2).
  */
 import {
-  applyRenames,
+  apiKeyOption,
+  CliCommand,
   type CliIo,
+  commandLine,
   defaultText,
-  describeCommand,
+  formerServerVariables,
   type HelpEpilogue,
+  hostOption,
   logLevelOption,
   origins,
+  parseCommandLine,
   portOption,
-  type RenamedEnv,
-  renamedFlag,
   shutdownFlags,
+  unprefixed,
   usageOr,
 } from "@compute-api/runtime/cli";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 
 /** The flags every such command has. */
 export interface ServerFlags {
@@ -30,7 +33,7 @@ export interface ServerFlags {
   shutdownTimeout: number;
 }
 
-/** What differs between the commands: their port, data flags, version, key and help. */
+/** What differs between the commands: their port, data flags, version, key, own flags and help. */
 export interface ServerCommandOptions extends HelpEpilogue {
   /** The default of --port. */
   port: number;
@@ -40,62 +43,47 @@ export interface ServerCommandOptions extends HelpEpilogue {
   dataOptions?: Option[];
   /** What --api-key's default is, in words: "a new key, printed". */
   keyDefault: string;
-  /** Old variables still read, each with a deprecation line (`STUB_API_KEY` for `apiKey`). */
-  renamedEnv?: RenamedEnv[];
+  /** The command's own flags, after the shared ones. */
+  ownOptions?: Option[];
+  /** Old variables of the command, each to the flag it now feeds (`{ STUB_API_KEY: "--api-key" }`). */
+  renamedEnv?: Record<string, string>;
 }
 
-/** The variable of --api-key, the same on every command that takes a key. */
-export const apiKeyEnv = "COMPUTE_API_KEY";
-
-/** An API key that can be sent as `Authorization: Bearer <key>`. */
-export const apiKey = (value: string): string => {
-  // The form the contract accepts in `Authorization: Bearer <key>`; any other key could never be sent.
-  if (!/^[A-Za-z0-9._~+/=-]+$/.test(value))
-    throw new InvalidArgumentError("may hold only letters, digits and . _ ~ + / = -.");
-  return value;
-};
-
-const renamed = new WeakMap<Command, RenamedEnv[]>();
-
-/** A command with the shared flags, ready for `parseServerFlags`. */
+/** A command with the shared flags and its own, ready for `parseServerFlags`. */
 export function serverCommand(name: string, description: string, io: CliIo, options: ServerCommandOptions): Command {
-  const [shutdownGrace, shutdownTimeout] = shutdownFlags() as [Option, Option];
-  const cors = defaultText(
-    new Option("--cors-origins <origins>", "origins allowed by CORS, comma-separated or repeated; * for any")
-      .env("CORS_ORIGINS")
-      .argParser(origins),
-    "*",
-  );
-  const command = new Command(name)
+  const command = new CliCommand(name)
     .description(description)
     .version(options.version, "-V, --version", "print the version and exit")
     .addOption(portOption(options.port))
-    .addOption(new Option("--host <host>", "address to listen on").env("HOST").default("127.0.0.1"));
+    .addOption(hostOption());
   for (const option of options.dataOptions ?? []) command.addOption(option);
   command
+    .addOption(defaultText(apiKeyOption("API key of the first user"), options.keyDefault))
     .addOption(
       defaultText(
-        new Option("--api-key <key>", "API key of the first user").env(apiKeyEnv).argParser(apiKey),
-        options.keyDefault,
+        new Option(
+          "--cors-origins <origins>",
+          "origins allowed by CORS, comma-separated or repeated; * for any",
+        ).argParser(origins),
+        "*",
       ),
     )
-    .addOption(cors)
-    .addOption(renamedFlag("--cors-origin <origins>", cors))
     .addOption(
       new Option(
         "--compress",
         "compress answers (gzip, deflate, br) as the caller's Accept-Encoding allows, as production backends do",
       ),
     )
-    .addOption(logLevelOption())
-    .addOption(shutdownGrace)
-    .addOption(shutdownTimeout)
-    .allowExcessArguments(false)
-    .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .showHelpAfterError(`(run ${name} --help for the options)`);
-  renamed.set(command, options.renamedEnv ?? []);
-  return describeCommand(command, options);
+    .addOption(logLevelOption());
+  for (const option of [...shutdownFlags(), ...(options.ownOptions ?? [])]) command.addOption(option);
+  return commandLine(command, io, {
+    ...options,
+    traces: true,
+    renamed: {
+      env: { ...formerServerVariables, ...unprefixed("--cors-origins"), ...options.renamedEnv },
+      flags: { "--cors-origin": "--cors-origins" },
+    },
+  });
 }
 
 /**
@@ -107,12 +95,5 @@ export function parseServerFlags<Flags extends ServerFlags>(
   argv: string[],
   io: CliIo,
 ): Flags | number {
-  return usageOr(() => {
-    command.parse(argv, { from: "user" });
-    applyRenames(command, io.stderr, {
-      flags: [{ flag: "corsOrigin", option: "corsOrigins" }],
-      env: renamed.get(command) ?? [],
-    });
-    return command.opts<Flags>();
-  });
+  return usageOr(() => parseCommandLine<Flags>(command, argv, io.stderr));
 }

@@ -15,17 +15,21 @@ export const containerfile = join(root, "deploy/images/Containerfile");
 /** The project's podman settings (runc, lower default ulimits, host networking), given through CONTAINERS_CONF. */
 export const containersConf = join(root, "deploy/images/containers.conf");
 
-/** One of the images: its Containerfile target and the package whose version and description it carries. */
+/**
+ * One of the images: its Containerfile target, the package whose version and description it carries, and the
+ * command it runs (whose variables, `COMPUTE_STUB_PORT`…, configure it).
+ */
 export interface ImageTarget {
   readonly target: "gateway" | "stub" | "postgres-example";
   readonly packageDir: string;
+  readonly command: string;
 }
 
 /** The three images, in the order they are built. */
 export const imageTargets: readonly ImageTarget[] = [
-  { target: "gateway", packageDir: "packages/gateway" },
-  { target: "stub", packageDir: "packages/stub-server" },
-  { target: "postgres-example", packageDir: "examples/postgres" },
+  { target: "gateway", packageDir: "packages/gateway", command: "compute-gateway" },
+  { target: "stub", packageDir: "packages/stub-server", command: "compute-stub" },
+  { target: "postgres-example", packageDir: "examples/postgres", command: "compute-postgres" },
 ];
 
 /**
