@@ -82,7 +82,7 @@ describe("createGenerators", () => {
     (name) => {
       const paths = casesOf({ writes }, name, 100).map((c) => c.request.path);
       for (const path of paths) expect(path).not.toMatch(/cm-alpha-01/);
-      expect(paths.filter((p) => p.includes("/conformance-no-such-machine")).length).toBeGreaterThan(25);
+      expect(paths.filter((p) => p.includes("/cluster-machines/conformance-no-such-id")).length).toBeGreaterThan(25);
     },
   );
 
