@@ -14,6 +14,7 @@ export const checks = {
   status_code_conformance: "every status is one the operation documents",
   content_type_conformance: "a body is of the media type the spec declares (JSON)",
   response_schema_conformance: "every body is valid against the schema of its status",
+  header_conformance: "a documented response header is there when required and valid against its schema",
   error_body_conformance: "every failure is the error body, its code equal to the HTTP status",
   no_leaked_internals: "no failure shows a stack trace or an HTML page",
   negative_data_rejection: "a request with one constraint broken is refused with 400 naming the field",

@@ -4,11 +4,14 @@
  * by fast-check, sent again each time, until it is as small as still fails — so that the report shows a
  * counterexample a person can read.
  *
- * Safe by default: without `writes` it sends searches, and write requests that a conforming backend must refuse
- * before changing anything (broken bodies, machines that do not exist, no key). With `writes` it also sends
- * schema-valid PATCHes of the power state and price of one named machine, and PATCHes of its volumes that a
- * conforming backend refuses, restored at the end, and creates API keys whose ids start with `conformance-`; it
- * never touches another resource.
+ * Every operation of the spec gets valid requests (generated from its schemas, examples and the ids the key
+ * sees; the three operations with rules of their own get requests written for those rules), requests with one
+ * constraint broken, and requests without a usable key. Safe by default: without `writes` it sends valid requests
+ * only to operations that change nothing, and to the others only requests a conforming backend must refuse before
+ * changing anything (broken bodies, ids that do not exist, no key). With `writes` it also sends schema-valid
+ * PATCHes of the power state and price of one named machine, and PATCHes of its volumes that a conforming backend
+ * refuses, restored at the end, creates API keys whose ids start with `conformance-`, and sends valid requests to
+ * any other operation that writes, in the project of the writes.
  *
  * The steps, each in its own module: what the key can access (access.ts, the run's first requests: a backend that
  * cannot be reached stops the run there), the machine to restore (restore.ts), the scripted probes of the rules

@@ -10,6 +10,9 @@ import type { Writes } from "./restore.js";
 import { maxSearchTerms } from "./spec-facts.js";
 import { patchVerdicts } from "./update-rules.js";
 
+/** The operations whose valid requests are written for their rules; every other operation's come from the spec. */
+export const statefulOperations: readonly string[] = ["searchResources", "updateClusterMachine", "createApiKey"];
+
 /** Valid searches, and queries at the edges of the query rules, each judged by every search check. */
 export function searchGenerators(ctx: GeneratorContext): Generator[] {
   const { requests, words, resourceTypes, search, judges } = ctx;
