@@ -6,6 +6,7 @@
 import type { Contract, ErrorBody, FieldViolation } from "@compute-api/contract";
 import { compareCodePoints, maxSearchResults } from "@compute-api/rules";
 import type { Answer } from "./http.js";
+import { maxSearchTerms } from "./spec-facts.js";
 
 /** Every check, in the order the report lists them, with what it holds the backend to. */
 export const checks = {
@@ -13,12 +14,12 @@ export const checks = {
   status_code_conformance: "every status is one the operation documents",
   content_type_conformance: "a body is of the media type the spec declares (JSON)",
   response_schema_conformance: "every body is valid against the schema of its status",
+  header_conformance: "a documented response header is there when required and valid against its schema",
   error_body_conformance: "every failure is the error body, its code equal to the HTTP status",
   no_leaked_internals: "no failure shows a stack trace or an HTML page",
   negative_data_rejection: "a request with one constraint broken is refused with 400 naming the field",
   ignored_auth: "no Authorization, a malformed one or an unknown key is refused with 401",
-  search_query_rules:
-    "a query is refused with 400 naming query exactly when it has no term, two type: terms, an unknown type or more than 8 other terms",
+  search_query_rules: `a query is refused with 400 naming query exactly when it has no term, two type: terms, an unknown type or more than ${maxSearchTerms} other terms`,
   search_access: "a search returns only what the caller's projects and billing accounts hold",
   search_matching: "every search result matches every term of the query, ignoring case",
   search_score: "a result's score is the mean of its terms' best matches (100/80/60 id or name, 50/40/30 other fields)",

@@ -20,8 +20,11 @@ import {
   usageOr,
 } from "@compute-api/runtime/cli";
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { operationShapes } from "./operation-shapes.js";
 import { formatReport, junitReport } from "./report.js";
 import { type ConformanceOptions, randomSeed, runConformance, runDefaults } from "./run.js";
+import { writesState } from "./spec-generators.js";
+import { statefulOperations } from "./stateful-generators.js";
 
 /** Where the command writes; `tty`: whether stderr is a terminal (the progress line is redrawn in place there). */
 export type { CliIo } from "@compute-api/runtime/cli";
@@ -147,8 +150,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   io.stdout(
     `compute-conformance ${version} → ${flags.baseUrl}, seed ${seed}: ` +
       (writes
-        ? `with writes — schema-valid PATCHes of ${writes.projectId}/${writes.machineId} (its power state and price restored at the end), PATCHes of its volumes that a conforming backend refuses (put back if accepted), and API keys named conformance-…; nothing else is written.\n`
-        : "read-only — searches, and only writes a conforming backend refuses before changing anything (broken bodies, machines that do not exist, no key).\n"),
+        ? `with writes — schema-valid PATCHes of ${writes.projectId}/${writes.machineId} (its power state and price restored at the end), PATCHes of its volumes that a conforming backend refuses (put back if accepted), and API keys named conformance-…; ${otherWrites(writes.projectId)}.\n`
+        : "read-only — searches and other reads, and only writes a conforming backend refuses before changing anything (broken bodies, ids that do not exist, no key).\n"),
   );
   let shown = 0;
   const options: ConformanceOptions = {
@@ -191,4 +194,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`JUnit report: ${flags.junit}\n`);
   }
   return report.passed ? 0 : 1;
+}
+
+/** What else a run with writes writes: the spec's other operations that write, in the project, or nothing. */
+function otherWrites(projectId: string): string {
+  const others = [...operationShapes(loadSpec()).values()]
+    .filter((shape) => writesState(shape.method) && !statefulOperations.includes(shape.operationId))
+    .map((shape) => shape.operationId);
+  return others.length === 0 ? "nothing else is written" : `and valid requests of ${others.join(", ")} in ${projectId}`;
 }

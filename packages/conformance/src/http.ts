@@ -40,7 +40,9 @@ const parseJson = (text: string): unknown => {
 
 /**
  * Sends one request — on its own connection, or on one of the agent's kept-alive connections; rejects when no
- * complete answer arrives within the deadline.
+ * complete answer arrives within the deadline. A kept-alive connection that the backend closed while it was idle
+ * (ECONNRESET on a reused socket: the request never reached it) is replaced and the request sent once more, as
+ * Node's documentation of `request.reusedSocket` advises.
  */
 export function send(
   baseUrl: string,
@@ -48,10 +50,18 @@ export function send(
   timeoutMs = deadlineMs,
   agent: Agent | false = false,
 ): Promise<Answer> {
+  return sendOnce(baseUrl, req, timeoutMs, agent).catch((error: { code?: string; reusedSocket?: boolean }) => {
+    if (error?.reusedSocket && error.code === "ECONNRESET") return sendOnce(baseUrl, req, timeoutMs, agent);
+    throw error;
+  });
+}
+
+function sendOnce(baseUrl: string, req: RawRequest, timeoutMs: number, agent: Agent | false): Promise<Answer> {
   const url = new URL(baseUrl);
   const request = url.protocol === "https:" ? httpsRequest : httpRequest;
   const path = url.pathname.replace(/\/+$/, "") + req.path;
   return new Promise((resolve, reject) => {
+    let answered = false;
     const r = request(
       {
         protocol: url.protocol,
@@ -63,6 +73,7 @@ export function send(
         agent,
       },
       (res) => {
+        answered = true;
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => {
@@ -85,7 +96,8 @@ export function send(
     }, timeoutMs);
     r.on("error", (error) => {
       clearTimeout(timer);
-      reject(error);
+      // Whether the request may be sent again: nothing came back on a connection kept from before.
+      reject(Object.assign(error, { reusedSocket: r.reusedSocket && !answered }));
     });
     r.end(req.body);
   });

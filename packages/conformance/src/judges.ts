@@ -1,11 +1,12 @@
 /**
  * How answers are judged, shared by the generated cases (generators.ts) and the run's scripted probes
- * (update-probes.ts, key-probes.ts): every answer by the response checks, and a search's answer by every search
- * check besides.
+ * (update-probes.ts, key-probes.ts): every answer by the response checks and its documented headers
+ * (header-rules.ts), and a search's answer by every search check besides.
  */
 import type { Contract } from "@compute-api/contract";
 import { type Access, responseVerdicts, searchVerdicts, type Verdicts } from "./checks.js";
 import { clusterVerdicts } from "./cluster-rules.js";
+import { createHeaderCheck } from "./header-rules.js";
 import type { Answer } from "./http.js";
 import { queryRuleVerdict, searchRuleVerdicts } from "./search-rules.js";
 
@@ -30,12 +31,18 @@ export interface JudgeOptions {
 
 /** The judges of a run. */
 export function createJudges({ contract, access, resourceTypes }: JudgeOptions): Judges {
+  const headers = createHeaderCheck(contract.spec);
   const judge: Judges["judge"] =
     (operationId, more = () => ({})) =>
-    (answer) =>
-      answer.status === 0
-        ? { not_a_server_error: answer.text }
-        : { ...responseVerdicts(contract, operationId, answer), ...more(answer) };
+    (answer) => {
+      if (answer.status === 0) return { not_a_server_error: answer.text };
+      const header = headers(operationId, answer);
+      return {
+        ...responseVerdicts(contract, operationId, answer),
+        ...(header === undefined ? {} : { header_conformance: header }),
+        ...more(answer),
+      };
+    };
   return {
     judge,
     search: (query) =>

@@ -13,6 +13,21 @@ import { codePoints, isWellFormed, stringArbitrary } from "./string-arbitrary.js
 /** A keyword that can be broken, an arbitrary of values that break it, and for a pattern its near misses. */
 export type LeafMutator = [keyword: string, values: fc.Arbitrary<unknown>, nearMisses?: string[]];
 
+/** What the mutators of one value share. */
+interface Leaf {
+  arbitraries: SchemaArbitraries;
+  options: MutantOptions;
+  flat: FlatSchema;
+  valid: fc.Arbitrary<unknown>;
+  at: ValuePath;
+  /** Query and path values are text: no other JSON type, no array can be written there. */
+  textOnly: boolean;
+  /** The const or enum values, if any. */
+  listed: unknown[] | undefined;
+  /** Whether a string can be sent at this place (well formed; a path parameter not empty). */
+  sendable(s: string): boolean;
+}
+
 /** Mutators of the value itself: type, const, enum, not, string and number bounds, array bounds. */
 export function leafMutators(
   arbitraries: SchemaArbitraries,
@@ -21,21 +36,41 @@ export function leafMutators(
   valid: fc.Arbitrary<unknown>,
   at: ValuePath,
 ): LeafMutator[] {
-  const out: LeafMutator[] = [];
   const carrier = options.carrier ?? "json";
-  const textOnly = carrier !== "json";
-  const min = flat.minLength ?? 0;
-  const max = flat.maxLength ?? Infinity;
-  const patterns = flat.patterns.map((p) => new RegExp(p, "u"));
-  const sendable = (s: string) => isWellFormed(s) && !(carrier === "path" && at.length === 0 && s === "");
-  const stringsOnly = flat.types?.every((t) => t === "string") ?? false;
+  const leaf: Leaf = {
+    arbitraries,
+    options,
+    flat,
+    valid,
+    at,
+    textOnly: carrier !== "json",
+    listed: flat.const ? [flat.const.value] : flat.enum,
+    sendable: (s) => isWellFormed(s) && !(carrier === "path" && at.length === 0 && s === ""),
+  };
+  return [
+    ...typeMutators(leaf),
+    ...listMutators(leaf),
+    ...notMutators(leaf),
+    ...stringMutators(leaf),
+    ...numberMutators(leaf),
+    ...arrayMutators(leaf),
+  ];
+}
 
+/** type: a value of another JSON type (in a body only). */
+function typeMutators({ flat, textOnly }: Leaf): LeafMutator[] {
+  const out: LeafMutator[] = [];
   if (flat.types && !textOnly) {
     const allowed = flat.types;
     const others = jsonTypes.filter((t) => !allowed.includes(t) && !(t === "integer" && allowed.includes("number")));
     if (others.length > 0) out.push(["type", fc.oneof(...others.map(ofType))]);
   }
-  const listed = flat.const ? [flat.const.value] : flat.enum;
+  return out;
+}
+
+/** const and enum: near misses of the words. */
+function listMutators({ flat, listed, sendable }: Leaf): LeafMutator[] {
+  const out: LeafMutator[] = [];
   if (listed?.every((v) => typeof v === "string")) {
     const keyword = flat.const ? "const" : "enum";
     const words = listed as string[];
@@ -46,6 +81,12 @@ export function leafMutators(
     );
     out.push([keyword, misses.filter((s) => !words.includes(s) && sendable(s))]);
   }
+  return out;
+}
+
+/** not: the excluded values that the rest of the schema accepts. */
+function notMutators({ flat }: Leaf): LeafMutator[] {
+  const out: LeafMutator[] = [];
   for (const not of flat.not) {
     const s = not.schema;
     const excluded =
@@ -61,6 +102,16 @@ export function leafMutators(
     );
     if (alone && alone.length > 0) out.push(["not", fc.constantFrom(...alone)]);
   }
+  return out;
+}
+
+/** pattern (candidates and near misses of its grammar), minLength and maxLength, of a string that is not listed. */
+function stringMutators({ flat, listed, valid, sendable }: Leaf): LeafMutator[] {
+  const out: LeafMutator[] = [];
+  const stringsOnly = flat.types?.every((t) => t === "string") ?? false;
+  const min = flat.minLength ?? 0;
+  const max = flat.maxLength ?? Infinity;
+  const patterns = flat.patterns.map((p) => new RegExp(p, "u"));
   if (stringsOnly && !listed) {
     for (const [i, re] of patterns.entries()) {
       const chars = patternAlphabet(flat.patterns[i] ?? "");
@@ -95,6 +146,12 @@ export function leafMutators(
       ]);
     }
   }
+  return out;
+}
+
+/** minimum and maximum, of a number that is not listed. */
+function numberMutators({ flat, listed }: Leaf): LeafMutator[] {
+  const out: LeafMutator[] = [];
   const numeric = flat.types?.every((t) => t === "integer" || t === "number") ?? false;
   if (numeric && !listed) {
     const integer = flat.types?.includes("integer") && !flat.types.includes("number");
@@ -113,6 +170,12 @@ export function leafMutators(
           : fc.double({ min: flat.maximum, minExcluded: true, noNaN: true, noDefaultInfinity: true }),
       ]);
   }
+  return out;
+}
+
+/** minItems and maxItems (in a body only). */
+function arrayMutators({ arbitraries, options, flat, at, textOnly }: Leaf): LeafMutator[] {
+  const out: LeafMutator[] = [];
   if (flat.items && !textOnly) {
     const item = arbitraries.forNodes(flat.items, [...at, "*"], options);
     const array = (minLength: number, maxLength: number) =>

@@ -21,11 +21,16 @@ export interface OperationShape {
   template: string;
   path: ParameterShape[];
   query: ParameterShape[];
+  /** Header parameters, besides Accept, Content-Type and Authorization (which OpenAPI says are ignored there). */
+  header: ParameterShape[];
   /** Pointer of the JSON request body's schema, if the operation takes a body. */
   body?: string;
   /** Pointer of the 200 response body's schema. */
   response: string;
 }
+
+/** Header parameters OpenAPI ignores: the request's media types and its credentials say them. */
+const ignoredHeaders = new Set(["accept", "content-type", "authorization"]);
 
 type Listed = { $ref?: string }[] | undefined;
 
@@ -61,6 +66,7 @@ export function operationShapes(spec: OpenApiDocument): Map<string, OperationSha
       template,
       path: shape("path"),
       query: shape("query"),
+      header: shape("header").filter((p) => !ignoredHeaders.has(p.name.toLowerCase())),
       ...(requestBody?.content?.["application/json"]
         ? { body: `${opPointer}/requestBody/content/application~1json/schema` }
         : {}),

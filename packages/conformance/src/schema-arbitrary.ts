@@ -53,11 +53,24 @@ export interface SchemaArbitraries {
 /** Names a oneOf/anyOf group by the pointer of the keyword (`…/oneOf`). */
 const groupKey = (branches: readonly SchemaNode[]): string => branches[0]?.pointer.replace(/\/\d+$/, "") ?? "";
 
+/** What the arbitraries of one kind of value are built with: the document's validity, flattening and the arbitraries of inner values. */
+interface Generation {
+  isValid(nodes: readonly SchemaNode[], value: unknown): boolean;
+  flatten(nodes: readonly SchemaNode[]): FlatSchema;
+  forNodes(nodes: readonly SchemaNode[], path: ValuePath, options: SchemaArbitraryOptions): fc.Arbitrary<unknown>;
+}
+
 /** Arbitraries for the schemas of the document. */
 export function createSchemaArbitraries(document: OpenApiDocument): SchemaArbitraries {
   const validator = createSchemaValidator(document);
   const isValid = (nodes: readonly SchemaNode[], value: unknown): boolean =>
     nodes.every((n) => n.schema === true || validator.compile(n.pointer)(value));
+
+  const generation: Generation = {
+    isValid,
+    flatten: (nodes) => flatten(document, nodes),
+    forNodes: (nodes, path, options) => forNodes(nodes, path, options),
+  };
 
   function forNodes(
     nodes: readonly SchemaNode[],
@@ -96,94 +109,11 @@ export function createSchemaArbitraries(document: OpenApiDocument): SchemaArbitr
       const possible = possibleTypes(flat);
       const types = possible.filter((t) => !(t === "number" && possible.includes("integer")));
       if (types.length === 0) throw new Error(`no type is valid at ${path.join(".") || "the root"}`);
-      arbitrary = fc.oneof(...types.map((t) => byType(t, flat, path, options)));
+      arbitrary = fc.oneof(...types.map((t) => byType(generation, t, flat, path, options)));
     }
     // const and enum values still have to satisfy a oneOf/anyOf next to them.
     if ((flat.const || flat.enum) && groups.length > 0) arbitrary = arbitrary.filter((v) => isValid(nodes, v));
-    if (flat.not.length > 0) arbitrary = arbitrary.filter((v) => !flat.not.some((n) => matches(n, v)));
-    return arbitrary;
-  }
-
-  /** Whether a value matches a `not` schema: directly for const and enum, else with Ajv. */
-  function matches(node: SchemaNode, value: unknown): boolean {
-    const s = node.schema;
-    if (typeof s === "object" && Object.keys(s).every((k) => k === "const" || k === "enum" || k === "description")) {
-      if ("const" in s) return canonicalJson(s.const) === canonicalJson(value);
-      return (s.enum as unknown[]).some((e) => canonicalJson(e) === canonicalJson(value));
-    }
-    return isValid([node], value);
-  }
-
-  function byType(
-    type: JsonType,
-    flat: FlatSchema,
-    path: ValuePath,
-    options: SchemaArbitraryOptions,
-  ): fc.Arbitrary<unknown> {
-    switch (type) {
-      case "string":
-        return stringArbitrary(flat);
-      case "integer":
-        return integerArbitrary(flat);
-      case "number":
-        return numberArbitrary(flat);
-      case "boolean":
-        return fc.boolean();
-      case "null":
-        return fc.constant(null);
-      case "array":
-        return arrayArbitrary(flat, path, options);
-      case "object":
-        return objectArbitrary(flat, path, options);
-    }
-  }
-
-  function arrayArbitrary(flat: FlatSchema, path: ValuePath, options: SchemaArbitraryOptions): fc.Arbitrary<unknown[]> {
-    const item = flat.items ? forNodes(flat.items, [...path, "*"], options) : fc.jsonValue({ maxDepth: 1 });
-    const minLength = flat.minItems ?? 0;
-    const maxLength = Math.min(flat.maxItems ?? minLength + defaultSpan, minLength + defaultSpan);
-    return flat.uniqueItems
-      ? fc.uniqueArray(item, { minLength, maxLength, selector: canonicalJson })
-      : fc.array(item, { minLength, maxLength });
-  }
-
-  function objectArbitrary(
-    flat: FlatSchema,
-    path: ValuePath,
-    options: SchemaArbitraryOptions,
-  ): fc.Arbitrary<Record<string, unknown>> {
-    const direction = options.direction ?? "request";
-    const names = [...flat.properties.keys()].filter((name) => {
-      const nodes = flat.properties.get(name) ?? [];
-      if (isNever(nodes)) return false;
-      const child = flatten(document, nodes);
-      return !(direction === "request" ? child.readOnly : child.writeOnly);
-    });
-    for (const name of flat.required) {
-      if (!names.includes(name) && !flat.properties.has(name))
-        throw new Error(`required property ${name} has no schema at ${path.join(".")}`);
-    }
-    const model = Object.fromEntries(
-      names.map((name) => [name, forNodes(flat.properties.get(name) ?? [], [...path, name], options)]),
-    );
-    let arbitrary: fc.Arbitrary<Record<string, unknown>> = fc
-      .record(model, { requiredKeys: names.filter((n) => flat.required.has(n)) })
-      .map((o) => ({ ...o }));
-    const additional = flat.additionalProperties;
-    if (additional) {
-      const key = fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !flat.properties.has(k));
-      const extra = fc.dictionary(key, forNodes(additional, [...path, "*"], options), {
-        maxKeys: 3,
-        noNullPrototype: true,
-      });
-      arbitrary = fc.tuple(arbitrary, extra).map(([known, more]) => withProperties(known, more));
-    }
-    const { minProperties = 0, maxProperties = Infinity } = flat;
-    if (minProperties > 0 || maxProperties < Infinity) {
-      arbitrary = arbitrary.filter(
-        (o) => Object.keys(o).length >= minProperties && Object.keys(o).length <= maxProperties,
-      );
-    }
+    if (flat.not.length > 0) arbitrary = arbitrary.filter((v) => !flat.not.some((n) => matches(generation, n, v)));
     return arbitrary;
   }
 
@@ -195,6 +125,96 @@ export function createSchemaArbitraries(document: OpenApiDocument): SchemaArbitr
     document,
     validator,
   };
+}
+
+/** Whether a value matches a `not` schema: directly for const and enum, else with Ajv. */
+function matches(gen: Generation, node: SchemaNode, value: unknown): boolean {
+  const s = node.schema;
+  if (typeof s === "object" && Object.keys(s).every((k) => k === "const" || k === "enum" || k === "description")) {
+    if ("const" in s) return canonicalJson(s.const) === canonicalJson(value);
+    return (s.enum as unknown[]).some((e) => canonicalJson(e) === canonicalJson(value));
+  }
+  return gen.isValid([node], value);
+}
+
+function byType(
+  gen: Generation,
+  type: JsonType,
+  flat: FlatSchema,
+  path: ValuePath,
+  options: SchemaArbitraryOptions,
+): fc.Arbitrary<unknown> {
+  switch (type) {
+    case "string":
+      return stringArbitrary(flat);
+    case "integer":
+      return integerArbitrary(flat);
+    case "number":
+      return numberArbitrary(flat);
+    case "boolean":
+      return fc.boolean();
+    case "null":
+      return fc.constant(null);
+    case "array":
+      return arrayArbitrary(gen, flat, path, options);
+    case "object":
+      return objectArbitrary(gen, flat, path, options);
+  }
+}
+
+function arrayArbitrary(
+  gen: Generation,
+  flat: FlatSchema,
+  path: ValuePath,
+  options: SchemaArbitraryOptions,
+): fc.Arbitrary<unknown[]> {
+  const item = flat.items ? gen.forNodes(flat.items, [...path, "*"], options) : fc.jsonValue({ maxDepth: 1 });
+  const minLength = flat.minItems ?? 0;
+  const maxLength = Math.min(flat.maxItems ?? minLength + defaultSpan, minLength + defaultSpan);
+  return flat.uniqueItems
+    ? fc.uniqueArray(item, { minLength, maxLength, selector: canonicalJson })
+    : fc.array(item, { minLength, maxLength });
+}
+
+function objectArbitrary(
+  gen: Generation,
+  flat: FlatSchema,
+  path: ValuePath,
+  options: SchemaArbitraryOptions,
+): fc.Arbitrary<Record<string, unknown>> {
+  const direction = options.direction ?? "request";
+  const names = [...flat.properties.keys()].filter((name) => {
+    const nodes = flat.properties.get(name) ?? [];
+    if (isNever(nodes)) return false;
+    const child = gen.flatten(nodes);
+    return !(direction === "request" ? child.readOnly : child.writeOnly);
+  });
+  for (const name of flat.required) {
+    if (!names.includes(name) && !flat.properties.has(name))
+      throw new Error(`required property ${name} has no schema at ${path.join(".")}`);
+  }
+  const model = Object.fromEntries(
+    names.map((name) => [name, gen.forNodes(flat.properties.get(name) ?? [], [...path, name], options)]),
+  );
+  let arbitrary: fc.Arbitrary<Record<string, unknown>> = fc
+    .record(model, { requiredKeys: names.filter((n) => flat.required.has(n)) })
+    .map((o) => ({ ...o }));
+  const additional = flat.additionalProperties;
+  if (additional) {
+    const key = fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !flat.properties.has(k));
+    const extra = fc.dictionary(key, gen.forNodes(additional, [...path, "*"], options), {
+      maxKeys: 3,
+      noNullPrototype: true,
+    });
+    arbitrary = fc.tuple(arbitrary, extra).map(([known, more]) => withProperties(known, more));
+  }
+  const { minProperties = 0, maxProperties = Infinity } = flat;
+  if (minProperties > 0 || maxProperties < Infinity) {
+    arbitrary = arbitrary.filter(
+      (o) => Object.keys(o).length >= minProperties && Object.keys(o).length <= maxProperties,
+    );
+  }
+  return arbitrary;
 }
 
 /** A copy of `target` with `more` added as own properties (also `__proto__`, which `=` would not add). */

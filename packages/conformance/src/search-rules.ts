@@ -17,6 +17,7 @@ import {
 } from "@compute-api/rules";
 import { type Verdicts, violationsOf } from "./checks.js";
 import type { Answer } from "./http.js";
+import { maxSearchTerms } from "./spec-facts.js";
 
 /** What the rules make of a query: its terms and type, or the field violations of the 400 it must get. */
 type QueryOutcome = { query: SearchQuery } | { refused: { field: string; reason?: string | undefined }[] };
@@ -47,9 +48,9 @@ export function queryRuleVerdict(answer: Answer, query: string): string | null |
   if (answer.status !== 400) return `a query the rules refuse (${want?.reason}) answered ${answer.status}, not 400`;
   const named = violationsOf(answer.json).filter((v) => v.field === "query");
   if (named.length === 0) return `the 400 does not name query (${want?.reason})`;
-  // The spec names the reason of one rule only: more than 8 terms is `too-many-terms`.
+  // The spec names the reason of one rule only: too many terms is `too-many-terms`.
   if (want?.reason === "too-many-terms" && !named.some((v) => v.reason === "too-many-terms"))
-    return `the 400 for more than 8 terms names query with reason ${JSON.stringify(named[0]?.reason)}, not "too-many-terms"`;
+    return `the 400 for more than ${maxSearchTerms} terms names query with reason ${JSON.stringify(named[0]?.reason)}, not "too-many-terms"`;
   return null;
 }
 

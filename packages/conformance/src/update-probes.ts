@@ -25,6 +25,8 @@ export interface UpdateProbeContext {
   judgeSearch(query: string, answer: Answer): Verdicts;
   record(operationId: string, request: RawRequest, verdicts: Verdicts): void;
   note(text: string): void;
+  /** How many volumes a PATCH may name (spec-facts.ts). */
+  maxVolumeIds: number;
 }
 
 /** An id no backend has for a volume. */
@@ -41,7 +43,8 @@ const resultsOf = (answer: Answer) => (answer.json as { results?: Found[] } | un
 export async function probeUpdates(ctx: UpdateProbeContext): Promise<void> {
   await probePrice(ctx);
   const before = ctx.model.machine.volumeIds;
-  const volumes = Array.isArray(before) ? (before as string[]).slice(0, 63) : [];
+  // The machine's own volumes, leaving room for the one the probe adds.
+  const volumes = Array.isArray(before) ? (before as string[]).slice(0, ctx.maxVolumeIds - 1) : [];
   await probeVolume(ctx, [...volumes, noSuchVolume], "a volume that does not exist");
   const foreign = await foreignVolume(ctx, volumes);
   if (foreign) await probeVolume(ctx, [...volumes, foreign.id], `volume ${foreign.id} of project ${foreign.projectId}`);

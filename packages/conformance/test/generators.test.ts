@@ -82,7 +82,7 @@ describe("createGenerators", () => {
     (name) => {
       const paths = casesOf({ writes }, name, 100).map((c) => c.request.path);
       for (const path of paths) expect(path).not.toMatch(/cm-alpha-01/);
-      expect(paths.filter((p) => p.includes("/conformance-no-such-machine")).length).toBeGreaterThan(25);
+      expect(paths.filter((p) => p.includes("/cluster-machines/conformance-no-such-id")).length).toBeGreaterThan(25);
     },
   );
 
@@ -126,5 +126,56 @@ describe("createGenerators", () => {
     expect(new Set(outcomes)).toEqual(
       new Set(["too-many-terms", "accepted", "terms-required", "type-repeated", "type-unknown"]),
     );
+  });
+});
+
+describe("createGenerators for an operation without rules of its own", () => {
+  const copy = structuredClone(spec);
+  const project = { $ref: "#/components/parameters/ProjectId" };
+  const thing = {
+    name: "thingId",
+    in: "path",
+    required: true,
+    schema: { $ref: "#/components/schemas/ResourceId" },
+    example: "thing-1",
+  };
+  const ok = { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } };
+  copy.paths["/v1/projects/{projectId}/things/{thingId}"] = {
+    get: { operationId: "getThing", parameters: [project, thing], responses: ok },
+    delete: { operationId: "deleteThing", parameters: [project, thing], responses: { "204": { description: "gone" } } },
+  };
+  const access = { projects: new Set(["proj-beta"]), billingAccounts: new Set<string>(), complete: true };
+  const given = {
+    requests: createRequestArbitraries(copy),
+    contract: compileContract({ spec: copy }),
+    operationIds: ["getThing", "deleteThing"],
+    access,
+  };
+  const paths = (more: Partial<GeneratorOptions>, name: string) =>
+    casesOf({ ...given, ...more }, name, 100).map((c) => c.request.path);
+
+  it("reads get valid requests in every run, writes only with writes", () => {
+    expect(createGenerators({ ...options, ...given }).map((g) => g.name)).toEqual([
+      "valid getThing",
+      "broken getThing",
+      "no usable key getThing",
+      "broken deleteThing",
+      "no usable key deleteThing",
+    ]);
+    expect(createGenerators({ ...options, ...given, writes }).map((g) => g.name)).toContain("valid deleteThing");
+  });
+
+  it("a read carries the projects the key sees and the spec's examples, mostly", () => {
+    const sent = paths({}, "valid getThing");
+    expect(sent.filter((p) => p.startsWith("/v1/projects/proj-beta/")).length).toBeGreaterThan(15);
+    expect(sent.filter((p) => p.startsWith("/v1/projects/proj-alpha/")).length).toBeGreaterThan(10);
+    expect(sent.filter((p) => p.endsWith("/things/thing-1")).length).toBeGreaterThan(25);
+  });
+
+  it("a write names the project of the writes, and never the spec's example of its other ids", () => {
+    const sent = paths({ writes }, "valid deleteThing");
+    expect(sent.filter((p) => p.startsWith("/v1/projects/proj-alpha/")).length).toBeGreaterThan(50);
+    expect(sent.filter((p) => p.startsWith("/v1/projects/proj-beta/"))).toEqual([]);
+    expect(sent.filter((p) => p.endsWith("/thing-1"))).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ const patch: OperationShape = {
   template: "/v1/projects/{projectId}/cluster-machines/{id}",
   path: [],
   query: [],
+  header: [],
   response: "",
 };
 const search: OperationShape = {

@@ -114,7 +114,9 @@ describe("against the stub", () => {
       "--seed",
       "11",
     );
-    expect(out.split("\n")[0]).toMatch(/read-only — searches, and only writes a conforming backend refuses/);
+    expect(out.split("\n")[0]).toMatch(
+      /read-only — searches and other reads, and only writes a conforming backend refuses/,
+    );
     expect(out).toMatch(/every check passed/);
     for (const check of [
       "not_a_server_error",
