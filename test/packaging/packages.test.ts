@@ -254,7 +254,7 @@ describe("npm run pack", () => {
     const alone = join(scratch, "client-alone");
     mkdirSync(alone, { recursive: true });
     const installed = await installTarballs(alone, ["client"]);
-    expect(installed.map((p) => p.name)).toEqual(["@compute-api/decimal", "@compute-api/client"]);
+    expect(installed.map((p) => p.name)).toEqual(["@compute-api/spec", "@compute-api/decimal", "@compute-api/client"]);
     const { stdout } = await run(
       process.execPath,
       [

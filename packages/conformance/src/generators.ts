@@ -5,6 +5,7 @@
  * run's prefix: a backend that accepts what it must refuse still changes nothing that is not the run's.
  */
 import type { Contract } from "@compute-api/contract";
+import { searchTerms } from "@compute-api/spec/facts";
 import fc from "fast-check";
 import { type Access, authVerdict, negativeVerdict, type Verdicts } from "./checks.js";
 import type { Answer, RawRequest } from "./http.js";
@@ -177,19 +178,23 @@ export function createGenerators(options: GeneratorOptions): Generator[] {
 }
 
 /**
- * Queries at the edges of the query rules: more than 8 terms besides the type: term (repeats counted), 8 and a
- * type: term (allowed), only white space, two type: terms, an unknown type. Words are the ids the key sees, short
+ * Queries at the edges of the query rules (the spec's `x-search-terms`): more than `maxTerms` terms besides the
+ * type: term (repeats counted), `maxTerms` and a type: term (allowed), only white space, one type: term more than
+ * allowed, an unknown type. Words are the ids the key sees, short
  * enough that the query stays within its 256 characters.
  */
 export function queryRuleQueries(words: readonly string[], resourceTypes: readonly string[]): fc.Arbitrary<string> {
   const short = words.filter((w) => w.length <= 20);
   const word = fc.constantFrom(...(short.length > 0 ? short : ["a"]));
-  const type = fc.constantFrom(...resourceTypes).map((t) => `type:${t}`);
+  const { maxTerms, maxTypeTerms, typePrefix } = searchTerms;
+  const type = fc.constantFrom(...resourceTypes).map((t) => `${typePrefix}${t}`);
   return fc.oneof(
-    fc.array(word, { minLength: 9, maxLength: 12 }).map((w) => w.join(" ")),
-    fc.tuple(fc.array(word, { minLength: 8, maxLength: 8 }), type).map(([w, t]) => [...w, t].join(" ")),
+    fc.array(word, { minLength: maxTerms + 1, maxLength: maxTerms + 4 }).map((w) => w.join(" ")),
+    fc.tuple(fc.array(word, { minLength: maxTerms, maxLength: maxTerms }), type).map(([w, t]) => [...w, t].join(" ")),
     fc.integer({ min: 1, max: 3 }).map((n) => " ".repeat(n)),
-    fc.tuple(type, type, word).map(([a, b, w]) => `${w} ${a} ${b}`),
-    word.map((w) => `${w} type:conformance`),
+    fc
+      .tuple(fc.array(type, { minLength: maxTypeTerms + 1, maxLength: maxTypeTerms + 1 }), word)
+      .map(([types, w]) => [w, ...types].join(" ")),
+    word.map((w) => `${w} ${typePrefix}conformance`),
   );
 }

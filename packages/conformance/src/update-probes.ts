@@ -6,6 +6,7 @@
  * (unknown_volume_rejection). Volumes a backend wrongly accepted are put back at once.
  * @see openapi/paths/v1_projects_{projectId}_cluster-machines_{id}.yaml
  */
+import { maxVolumeIds } from "@compute-api/spec/facts";
 import { type Verdicts, violationsOf } from "./checks.js";
 import type { Answer, RawRequest } from "./http.js";
 import type { Exchange } from "./pacing.js";
@@ -41,7 +42,7 @@ const resultsOf = (answer: Answer) => (answer.json as { results?: Found[] } | un
 export async function probeUpdates(ctx: UpdateProbeContext): Promise<void> {
   await probePrice(ctx);
   const before = ctx.model.machine.volumeIds;
-  const volumes = Array.isArray(before) ? (before as string[]).slice(0, 63) : [];
+  const volumes = Array.isArray(before) ? (before as string[]).slice(0, maxVolumeIds - 1) : [];
   await probeVolume(ctx, [...volumes, noSuchVolume], "a volume that does not exist");
   const foreign = await foreignVolume(ctx, volumes);
   if (foreign) await probeVolume(ctx, [...volumes, foreign.id], `volume ${foreign.id} of project ${foreign.projectId}`);
