@@ -45,17 +45,23 @@ function namedEnums(doc) {
   );
 }
 
-/** Does the schema (or one it refers to, or a branch or property of it) hold a property marked `x-secret: true`? */
-function secretFields(doc, schema, seen = new Set()) {
+/**
+ * The fields of the schema (through `$ref`s, branches, properties and array items) marked `x-secret: true`, each
+ * as its path in the answer: `key`, or `results[].cluster.token` for one deeper down.
+ */
+function secretFields(doc, schema, at = "", seen = new Set()) {
   const node = deref(doc, schema);
   if (!isObject(node) || seen.has(node)) return [];
-  seen.add(node);
+  const inner = new Set(seen).add(node);
+  if (node["x-secret"] === true) return [at];
   const fields = [];
   for (const [name, property] of Object.entries(isObject(node.properties) ? node.properties : {})) {
-    if (isObject(deref(doc, property)) && deref(doc, property)["x-secret"] === true) fields.push(name);
+    fields.push(...secretFields(doc, property, at === "" ? name : `${at}.${name}`, inner));
   }
+  if (node.items !== undefined) fields.push(...secretFields(doc, node.items, `${at}[]`, inner));
   for (const key of ["allOf", "oneOf", "anyOf"]) {
-    for (const branch of Array.isArray(node[key]) ? node[key] : []) fields.push(...secretFields(doc, branch, seen));
+    const branches = Array.isArray(node[key]) ? node[key] : [];
+    for (const branch of branches) fields.push(...secretFields(doc, branch, at, inner));
   }
   return fields;
 }
