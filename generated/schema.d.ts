@@ -1086,7 +1086,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The request body is larger than 1 MiB. */
+        /** @description The request body is larger than 1 MiB (1048576 bytes, the document's `x-max-request-body-bytes`). */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -1173,7 +1173,7 @@ export interface components {
          */
         ClusterMachineId: components["schemas"]["ResourceId"];
         /**
-         * @description What to search for: 1 to 256 printable characters (no control characters), terms separated by spaces. A term `type:<resourceType>` narrows the search to one resource type; at most 8 other terms. Reserved characters such as `:` may be sent unencoded.
+         * @description What to search for: 1 to 256 printable characters (no control characters), terms separated by spaces. A term `type:<resourceType>` narrows the search to one resource type; at most 8 other terms (both stated for tools in `x-search-terms`). Reserved characters such as `:` may be sent unencoded.
          * @example train type:cluster
          */
         SearchQuery: string;
@@ -1275,7 +1275,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description What to search for: 1 to 256 printable characters (no control characters), terms separated by spaces. A term `type:<resourceType>` narrows the search to one resource type; at most 8 other terms. Reserved characters such as `:` may be sent unencoded.
+                 * @description What to search for: 1 to 256 printable characters (no control characters), terms separated by spaces. A term `type:<resourceType>` narrows the search to one resource type; at most 8 other terms (both stated for tools in `x-search-terms`). Reserved characters such as `:` may be sent unencoded.
                  * @example train type:cluster
                  */
                 query: components["parameters"]["SearchQuery"];

@@ -29,7 +29,7 @@ async function redocly(): Promise<LintTotals> {
 }
 
 async function spectral(): Promise<LintTotals> {
-  // .spectral.yaml names this path in its overrides, so the bundle must be written exactly here.
+  // Spectral lints the bundle, written under .cache/.
   const bundle = path.join(root, ".cache", "lint", "openapi.json");
   await mkdir(path.dirname(bundle), { recursive: true });
   await mustRun("redocly", ["bundle", specEntry, "-o", bundle]);

@@ -40,9 +40,10 @@ const internal = (name: string): string[] =>
 
 /** The layers, lowest first: a package may depend on packages of lower layers only. */
 const layers: readonly (readonly string[])[] = [
-  ["@compute-api/spec", "@compute-api/decimal"],
-  ["@compute-api/client", "@compute-api/contract"],
-  ["@compute-api/rules", "@compute-api/runtime"],
+  ["@compute-api/spec"],
+  ["@compute-api/decimal", "@compute-api/contract"],
+  ["@compute-api/client", "@compute-api/rules"],
+  ["@compute-api/runtime"],
   ["@compute-api/fixtures", "@compute-api/server"],
   [
     "@compute-api/stub-server",

@@ -266,7 +266,7 @@ describe("npm run pack", () => {
   it("packs a package with exactly the packages it needs: the client alone installs and loads", async () => {
     const alone = join(scratch, "client-alone");
     const installed = await installTarballs(alone, ["client"]);
-    expect(installed.map((p) => p.name)).toEqual(["@compute-api/decimal", "@compute-api/client"]);
+    expect(installed.map((p) => p.name)).toEqual(["@compute-api/spec", "@compute-api/decimal", "@compute-api/client"]);
     const { stdout } = await run(
       process.execPath,
       [

@@ -15,4 +15,4 @@ rmSync(outDir, { recursive: true, force: true });
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.json", "--outDir", outDir], { cwd: packageDir, stdio: "inherit" });
 // The types come from the spec package (a dev dependency), so the client ships them and needs nothing at run time.
 const specDir = dirname(createRequire(import.meta.url).resolve("@compute-api/spec/package.json"));
-copyFileSync(join(specDir, "dist/schema.d.ts"), join(outDir, "schema.d.ts"));
+copyFileSync(join(specDir, "dist/generated/schema.d.ts"), join(outDir, "schema.d.ts"));

@@ -5,8 +5,9 @@
  */
 import type { Contract, ErrorBody, FieldViolation } from "@compute-api/contract";
 import { compareCodePoints, maxSearchResults } from "@compute-api/rules";
+
 import type { Answer } from "./http.js";
-import { maxSearchTerms } from "./spec-facts.js";
+import { searchTerms } from "./spec-facts.js";
 
 /** Every check, in the order the report lists them, with what it holds the backend to. */
 export const checks = {
@@ -19,11 +20,11 @@ export const checks = {
   no_leaked_internals: "no failure shows a stack trace or an HTML page",
   negative_data_rejection: "a request with one constraint broken is refused with 400 naming the field",
   ignored_auth: "no Authorization, a malformed one or an unknown key is refused with 401",
-  search_query_rules: `a query is refused with 400 naming query exactly when it has no term, two type: terms, an unknown type or more than ${maxSearchTerms} other terms`,
+  search_query_rules: `a query is refused with 400 naming query exactly when it has no term, more than ${searchTerms.maxTypeTerms} ${searchTerms.typePrefix} term, an unknown type or more than ${searchTerms.maxTerms} other terms`,
   search_access: "a search returns only what the caller's projects and billing accounts hold",
   search_matching: "every search result matches every term of the query, ignoring case",
   search_score: "a result's score is the mean of its terms' best matches (100/80/60 id or name, 50/40/30 other fields)",
-  search_order: "search results are best first, then by resourceName; a type: term holds; 100 at most",
+  search_order: `search results are best first, then by resourceName; a type: term holds; ${maxSearchResults} at most`,
   search_resource_name: "a result's resourceName is its resource's path",
   cluster_totals: "a cluster's machineCount and totals are those of the machines it lists",
   price_normalization: "a PATCH's priceHr is answered and stored normalized (+.5 is 0.5)",
@@ -150,9 +151,12 @@ export function searchVerdicts(
       break;
     }
   }
-  const types = query.split(/\s+/u).filter((w) => /^type:/i.test(w));
+  const { typePrefix } = searchTerms;
+  const types = query.split(/\s+/u).filter((w) => w.toLowerCase().startsWith(typePrefix));
   const type =
-    types.length === 1 ? resourceTypes.find((t) => t.toLowerCase() === types[0]!.slice(5).toLowerCase()) : undefined;
+    types.length === 1
+      ? resourceTypes.find((t) => t.toLowerCase() === types[0]!.slice(typePrefix.length).toLowerCase())
+      : undefined;
   const other = type === undefined ? undefined : results.find((r) => r.resourceType !== type);
   if (other) problems.push(`a ${String(other.resourceType)} result for the term type:${type}`);
   verdicts.search_order = problems.length === 0 ? null : problems.join("; ");

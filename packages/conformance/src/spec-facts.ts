@@ -1,12 +1,16 @@
 /**
  * The facts of the spec that the runner needs beyond what its schemas give a generator, in one place: the search's
- * limit of terms besides its `type:` term (stated in the search's description, kept by `@compute-api/rules`), and
- * how many volumes a PATCH may name (`UpdateClusterMachineRequest.volumeIds`' `maxItems`, read from the document).
+ * terms (the query schema's `x-search-terms`, from `@compute-api/spec/facts`), and how many volumes a PATCH may name
+ * (`UpdateClusterMachineRequest.volumeIds`' `maxItems`, read from the document the run is given).
  * Every module of the runner takes them from here, so that the source of each can change in one line.
  */
 import { type OpenApiDocument, resolvePointer } from "@compute-api/contract";
 
-export { maxSearchTerms } from "@compute-api/rules";
+import { searchTerms } from "@compute-api/spec/facts";
+
+export { searchTerms };
+/** The most terms a query may hold besides its `type:` term. */
+export const maxSearchTerms = searchTerms.maxTerms;
 
 /** How many volumes a PATCH of a machine may name: the `maxItems` of the request's `volumeIds`. */
 export function maxVolumeIds(spec: OpenApiDocument): number {

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import type { Generator, GeneratorContext } from "./generator-context.js";
 import { keyCreationVerdict } from "./key-probes.js";
 import type { Writes } from "./restore.js";
-import { maxSearchTerms } from "./spec-facts.js";
+import { searchTerms } from "./spec-facts.js";
 import { patchVerdicts } from "./update-rules.js";
 
 /** The operations whose valid requests are written for their rules; every other operation's come from the spec. */
@@ -73,20 +73,23 @@ export function keyGenerator(ctx: GeneratorContext): Generator {
 }
 
 /**
- * Queries at the edges of the query rules: more than `maxSearchTerms` terms besides the type: term (repeats
- * counted), that many and a type: term (allowed), only white space, two type: terms, an unknown type. Words are
- * the ids the key sees, short enough that the query stays within its 256 characters.
+ * Queries at the edges of the query rules (the spec's `x-search-terms`): more than `maxTerms` terms besides the
+ * type: term (repeats counted), `maxTerms` and a type: term (allowed), only white space, one type: term more than
+ * allowed, an unknown type. Words are the ids the key sees, short enough that the query stays within its 256
+ * characters.
  */
 export function queryRuleQueries(words: readonly string[], resourceTypes: readonly string[]): fc.Arbitrary<string> {
   const short = words.filter((w) => w.length <= 20);
   const word = fc.constantFrom(...(short.length > 0 ? short : ["a"]));
-  const type = fc.constantFrom(...resourceTypes).map((t) => `type:${t}`);
-  const limit = maxSearchTerms;
+  const { maxTerms, maxTypeTerms, typePrefix } = searchTerms;
+  const type = fc.constantFrom(...resourceTypes).map((t) => `${typePrefix}${t}`);
   return fc.oneof(
-    fc.array(word, { minLength: limit + 1, maxLength: limit + 4 }).map((w) => w.join(" ")),
-    fc.tuple(fc.array(word, { minLength: limit, maxLength: limit }), type).map(([w, t]) => [...w, t].join(" ")),
+    fc.array(word, { minLength: maxTerms + 1, maxLength: maxTerms + 4 }).map((w) => w.join(" ")),
+    fc.tuple(fc.array(word, { minLength: maxTerms, maxLength: maxTerms }), type).map(([w, t]) => [...w, t].join(" ")),
     fc.integer({ min: 1, max: 3 }).map((n) => " ".repeat(n)),
-    fc.tuple(type, type, word).map(([a, b, w]) => `${w} ${a} ${b}`),
-    word.map((w) => `${w} type:conformance`),
+    fc
+      .tuple(fc.array(type, { minLength: maxTypeTerms + 1, maxLength: maxTypeTerms + 1 }), word)
+      .map(([types, w]) => [w, ...types].join(" ")),
+    word.map((w) => `${w} ${typePrefix}conformance`),
   );
 }

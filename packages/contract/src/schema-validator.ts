@@ -6,6 +6,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormatsModule from "ajv-formats";
 import { int32Format, int64Format } from "./formats.js";
 import type { OpenApiDocument } from "./spec.js";
+import { extensionKeywords } from "./spec-extensions.js";
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -73,6 +74,7 @@ export function createAjv(spec: OpenApiDocument, options: AjvOptions = {}): Ajv2
   ajv.addFormat("int32", int32Format);
   ajv.addFormat("int64", int64Format);
   ajv.addVocabulary(options.discriminator ? openApiKeywords.filter((k) => k !== "discriminator") : openApiKeywords);
+  for (const keyword of extensionKeywords) ajv.addKeyword(keyword);
   ajv.addSchema(options.discriminator ? (withoutMappings(spec) as OpenApiDocument) : spec, "openapi.json");
   return ajv;
 }

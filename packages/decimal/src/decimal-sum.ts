@@ -1,19 +1,21 @@
 /**
  * Exact sums of google.type.Decimal values, for the cluster totals. Digits are added as BigInt, never as
  * floating point. The sum is written exactly without trailing zeros, in plain digits (`4`, `0.75`, `-1.5`,
- * `1000`), or as `12e70` when plain digits would not fit the 64 characters a Decimal may have.
+ * `1000`), or as `12e70` when plain digits would not fit the characters a Decimal may have (Decimal.value's
+ * `maxLength`, 64).
  * @see openapi/components/schemas/Decimal.yaml
  */
+import { maxDecimalLength as longest } from "@compute-api/spec/facts";
 import { parseDecimal } from "./decimal.js";
 
-/** Longest `value` of a Decimal. */
-export const maxDecimalLength = 64;
+/** Longest `value` of a Decimal: Decimal.value's `maxLength` in the spec. */
+export const maxDecimalLength: number = longest;
 
-// Two terms whose leading digits lie further apart than this cannot have an exact sum of 64 characters or
+// Two terms whose leading digits lie further apart than this cannot have an exact sum of maxDecimalLength characters or
 // fewer unless they cancel out; the bound keeps BigInt alignment cheap for values such as `1e999999999`.
 const maxSpread = 4 * maxDecimalLength;
 
-/** The exact sum of the decimal strings, or undefined when it cannot be written in 64 characters. */
+/** The exact sum of the decimal strings, or undefined when it cannot be written in maxDecimalLength characters. */
 export function sumDecimals(values: readonly string[]): string | undefined {
   const terms = values.map(parseDecimal).filter((t) => t.sign !== 0);
   if (terms.length === 0) return "0";
@@ -30,7 +32,7 @@ export function sumDecimals(values: readonly string[]): string | undefined {
   return formatDecimal(total, low);
 }
 
-/** Writes `coefficient × 10^exponent` in plain digits, else with an exponent; undefined when over 64 characters. */
+/** Writes `coefficient × 10^exponent` in plain digits, else with an exponent; undefined when over maxDecimalLength characters. */
 function formatDecimal(coefficient: bigint, exponent: bigint): string | undefined {
   if (coefficient === 0n) return "0";
   const sign = coefficient < 0n ? "-" : "";

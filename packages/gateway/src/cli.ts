@@ -92,7 +92,7 @@ export function createProgram(io: CliIo = processIo): Command {
     .addOption(
       defaultText(
         new Option("--max-body-bytes <n>", "largest request body").argParser(integerFlag(1)),
-        "1048576 (1 MiB)",
+        `${defaults.maxBodyBytes} (the spec's x-max-request-body-bytes)`,
       ),
     )
     .addOption(

@@ -81,6 +81,26 @@ const invalid: [
   ],
   ["a missing query", { method: "GET", path: "/v1/resources/search", headers: auth, status: 400, field: "query" }],
   [
+    "a search of 9 terms (the spec's x-search-terms allows 8 besides the type: term)",
+    {
+      method: "GET",
+      path: `/v1/resources/search?query=${"a%20".repeat(8)}a`,
+      headers: auth,
+      status: 400,
+      field: "query",
+    },
+  ],
+  [
+    "a search of two type: terms",
+    {
+      method: "GET",
+      path: "/v1/resources/search?query=a%20type:disk%20TYPE:cluster",
+      headers: auth,
+      status: 400,
+      field: "query",
+    },
+  ],
+  [
     "an unknown query parameter",
     { method: "GET", path: "/v1/resources/search?query=a&page=2", headers: auth, status: 400, field: "page" },
   ],

@@ -70,6 +70,22 @@ describe("with the stub as upstream", () => {
     await same({ path: "/v1/resources/search?query=type%3Aspaceship" }, 400);
   });
 
+  // That the gateway answers these itself, never forwarding them, requests.test.ts shows with a counting upstream.
+  it("refuses a search of too many terms or type: terms with the stub's very body (the spec's x-search-terms)", async () => {
+    const nine = Array.from({ length: 9 }, (_, i) => `t${i}`).join("%20");
+    const eight = `${nine.slice(0, nine.lastIndexOf("%20"))}%20type%3Acluster`;
+    const refused = await same({ path: `/v1/resources/search?query=${nine}` }, 400);
+    expect(JSON.parse(refused.bytes.toString()).details[0].fieldViolations).toEqual([
+      {
+        field: "query",
+        reason: "too-many-terms",
+        description: "holds 9 terms besides its `type:` term; at most 8 are allowed",
+      },
+    ]);
+    await same({ path: "/v1/resources/search?query=a%20type%3Adisk%20type%3Acluster" }, 400);
+    await same({ path: `/v1/resources/search?query=${eight}` }, 200);
+  });
+
   it("updates a cluster machine, and search shows it", async () => {
     await same(
       {

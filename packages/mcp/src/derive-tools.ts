@@ -206,13 +206,9 @@ function toolOutput(
   if (!isObject(media)) throw new Error(`${where}: no application/json 200 response`);
   const outputSchema = withDefs(spec, media.schema ?? {}) as McpTool["outputSchema"];
   const resultProperties = isObject(outputSchema.properties) ? outputSchema.properties : {};
+  // A secret the service shows once is marked `x-secret: true` in the spec (the facts module lists the same).
   const shownOnce = Object.entries(resultProperties)
-    .filter(
-      ([, schema]) =>
-        isObject(schema) &&
-        typeof schema.description === "string" &&
-        /returned only in this response/i.test(schema.description),
-    )
+    .filter(([, schema]) => isObject(schema) && schema["x-secret"] === true)
     .map(([field]) => field);
   return { outputSchema, shownOnce };
 }

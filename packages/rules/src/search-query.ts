@@ -1,8 +1,9 @@
 /**
- * Reads a search query: terms split at white space, at most one `type:<resourceType>` term and at most
- * `maxSearchTerms` others.
- * @see openapi/paths/v1_resources_search.yaml
+ * Reads a search query: terms split at white space, at most `maxTypeTerms` (one) `type:<resourceType>` term and at
+ * most `maxSearchTerms` others, as the SearchQuery parameter's `x-search-terms` states (`@compute-api/spec/facts`).
+ * @see openapi/components/parameters/SearchQuery.yaml
  */
+import { searchResourceTypes, searchTerms } from "@compute-api/spec/facts";
 import {
   searchTermsRequired,
   searchTooManyTerms,
@@ -14,11 +15,9 @@ import type { Schemas } from "./types.js";
 /** The resource types search knows, such as `cluster` or `virtualMachine`. */
 export type ResourceType = Schemas["SearchResult"]["resourceType"];
 
-/** Every search resource type, by its lowercased name. */
+/** Every search resource type, by its lowercased name: SearchResult's discriminator mapping. */
 export const resourceTypes: ReadonlyMap<string, ResourceType> = new Map(
-  (
-    ["billingAccount", "cluster", "disk", "image", "machine", "network", "project", "virtualMachine", "volume"] as const
-  ).map((t) => [t.toLowerCase(), t]),
+  searchResourceTypes.map((t) => [t.toLowerCase(), t]),
 );
 
 /** A query taken apart: lowercased terms that must all match, and the type it is narrowed to. */
@@ -27,14 +26,14 @@ export interface SearchQuery {
   type: ResourceType | undefined;
 }
 
-const typePrefix = "type:";
+const { typePrefix, maxTypeTerms } = searchTerms;
 
 /**
  * The most terms a query may hold besides its `type:` term, each counted as written (a repeated term each time):
  * what one search may cost is bounded by it. Counted as written, not as distinct lowercased terms, so that a
  * client counts them without lowercasing as the server does.
  */
-export const maxSearchTerms = 8;
+export const maxSearchTerms: number = searchTerms.maxTerms;
 
 /**
  * Parses a query; throws a 400 naming `query` for no terms, more than one type term, an unknown type or more than
@@ -50,7 +49,7 @@ export function parseSearchQuery(query: string): SearchQuery {
     if (lower.startsWith(typePrefix)) types.push(lower.slice(typePrefix.length));
     else terms.push(lower);
   }
-  if (types.length > 1) throw searchTypeRepeated();
+  if (types.length > maxTypeTerms) throw searchTypeRepeated();
   const [name] = types;
   const type = name === undefined ? undefined : resourceTypes.get(name);
   if (name !== undefined && type === undefined) throw searchTypeUnknown([...resourceTypes.values()]);

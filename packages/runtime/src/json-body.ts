@@ -6,14 +6,15 @@
  * request under a private symbol and returns them beside the value, to forward them as received.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { maxRequestBodyBytes } from "@compute-api/spec/facts";
 import bodyParser from "body-parser";
 
-/** Largest request body accepted, in bytes (1 MiB). */
-export const defaultMaxBodyBytes = 1024 * 1024;
+/** Largest request body accepted, in bytes: the spec's `x-max-request-body-bytes` (1 MiB). */
+export const defaultMaxBodyBytes: number = maxRequestBodyBytes;
 
 /** Options of the JSON body parser. */
 export interface JsonBodyOptions {
-  /** Largest body in bytes, after decompression; default 1 MiB. */
+  /** Largest body in bytes, after decompression; default the spec's (`defaultMaxBodyBytes`). */
   maxBodyBytes?: number;
 }
 

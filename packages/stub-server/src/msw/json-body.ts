@@ -1,14 +1,15 @@
 /**
  * The JSON body of a Fetch API request (what MSW hands a handler), read as the stub's body-parser reads a node:http
  * request (`@compute-api/runtime`'s JSON parser): only `application/json` and `application/*+json` bodies,
- * a UTF charset only, gzip and deflate inflated, at most 1 MiB after inflating, strict JSON (an object or an
+ * a UTF charset only, gzip and deflate inflated, at most the spec's `x-max-request-body-bytes` (1 MiB) after inflating, strict JSON (an object or an
  * array; an empty body is `{}`). Its failures are body-parser's errors by type, answered through the contract's one
  * mapping, `toApiError`: malformed JSON 400, too large 413, another charset or content coding 415.
  */
 import { toApiError } from "@compute-api/contract";
+import { maxRequestBodyBytes } from "@compute-api/spec/facts";
 
-/** Largest request body accepted, in bytes after inflating: the stub's (1 MiB). */
-export const maxBodyBytes = 1024 * 1024;
+/** Largest request body accepted, in bytes after inflating: the spec's `x-max-request-body-bytes`. */
+export const maxBodyBytes: number = maxRequestBodyBytes;
 
 /** A body read: the parsed value (undefined without a JSON body) and its size in bytes as sent. */
 export interface FetchJsonBody {
