@@ -20,7 +20,7 @@ import type { PageResult } from "./support/msw-page.js";
 
 const require = createRequire(import.meta.url);
 const page = fileURLToPath(new URL("support/msw-page.ts", import.meta.url));
-/** The README's browser example (examples/msw/browser.ts) with an app's search after it. */
+/** The browser example of docs/stub-server.md (examples/msw/browser.ts) with an app's search after it. */
 const examplePage = fileURLToPath(new URL("support/msw-example-page.ts", import.meta.url));
 /** This repository's packages from their TypeScript sources, as every test here runs them. */
 const conditions = ["@compute-api/source"];
@@ -130,7 +130,9 @@ describe.skipIf(skipWithoutChromium())("setupWorker in Chromium", () => {
     );
   });
 
-  it("the README's browser example starts a worker that answers the app's client", { timeout: 180_000 }, async () => {
+  it("the browser example of docs/stub-server.md starts a worker that answers the app's client", {
+    timeout: 180_000,
+  }, async () => {
     const tab = await browser.newPage();
     await tab.goto(`${site.url}/example/`);
     // The example awaits the worker's start at its top level: the page's search is set once it has.

@@ -284,8 +284,11 @@ describe("the README's MSW examples, as written", () => {
   const packageDir = fileURLToPath(new URL("..", import.meta.url));
   const repository = join(packageDir, "..", "..");
   const examples = join(packageDir, "examples", "msw");
-  const readme = readFileSync(join(packageDir, "README.md"), "utf8");
-  /** The fenced block that follows `<!-- marker -->` in the README. */
+  // The README and its reference page (docs/stub-server.md), which holds the browser example.
+  const readme = ["README.md", "../../docs/stub-server.md"]
+    .map((file) => readFileSync(join(packageDir, file), "utf8"))
+    .join("\n");
+  /** The fenced block that follows `<!-- marker -->` in the README or its reference page. */
   const blockAfter = (marker: string) => {
     const at = readme.indexOf(`<!-- ${marker} -->`);
     return at < 0 ? undefined : /```[a-z]*\n([\s\S]*?)```/.exec(readme.slice(at))?.[1];

@@ -20,14 +20,17 @@ const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 const repository = join(packageDir, "..", "..");
 const examples = join(packageDir, "examples", "testing");
-const readme = readFileSync(join(packageDir, "README.md"), "utf8");
+/** The README and its reference page (docs/stub-server.md), which holds the Jest files. */
+const readme = ["README.md", "../../docs/stub-server.md"]
+  .map((file) => readFileSync(join(packageDir, file), "utf8"))
+  .join("\n");
 
 const started: StubHandle[] = [];
 afterEach(async () => {
   await Promise.all(started.splice(0).map((s) => s.close()));
 });
 
-/** The fenced block that follows `<!-- marker -->` in the README. */
+/** The fenced block that follows `<!-- marker -->` in the README or its reference page. */
 function blockAfter(marker: string): string {
   const at = readme.indexOf(`<!-- ${marker} -->`);
   if (at < 0) throw new Error(`the README has no <!-- ${marker} -->`);

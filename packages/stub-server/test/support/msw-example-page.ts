@@ -1,5 +1,5 @@
 /**
- * A page of the README's browser example (examples/msw/browser.ts) as an app would have it: the example starts the
+ * A page of docs/stub-server.md's browser example (examples/msw/browser.ts) as an app would have it: the example starts the
  * worker, then the app's client searches. What came back is left on `window` for the test to read.
  */
 import "../../examples/msw/browser.js";
