@@ -1,7 +1,7 @@
 /**
  * The PGlite adapter: one statement at a time, so what is bounded is the wait for a turn (503 with Retry-After
  * after acquireTimeoutMs), a waiter whose signal fires never runs; and statement_timeout, which PGlite accepts,
- * never fires (the README says so).
+ * never fires (docs/postgres-example.md says so).
  */
 import { ApiError } from "@compute-api/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

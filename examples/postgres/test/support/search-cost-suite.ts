@@ -3,8 +3,9 @@
  * searches a client can send (8 terms that every resource holds) fills the cap and, in its plan as the database ran
  * it (`EXPLAIN ANALYZE`), reads each document at most once; a cheap search sent beside one is answered before it
  * where the database runs statements at once, after it where it runs one at a time; and on PostgreSQL a costly
- * search whose caller leaves is cancelled on the server. How long the searches take is the bench's (README: Search
- * cost), never asserted here: the suite passes on a machine that other programs keep busy.
+ * search whose caller leaves is cancelled on the server. How long the searches take is the bench's
+ * (docs/benchmarks.md: The Postgres example), never asserted here: the suite passes on a machine that other programs
+ * keep busy.
  */
 import { generateFixtures } from "@compute-api/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
