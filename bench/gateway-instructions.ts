@@ -6,9 +6,10 @@
  * it up, then on for BENCH_REQUESTS (2000), at BENCH_CONNECTIONS (10). Three figures: the main thread's instructions
  * (JavaScript, node:http, the event loop, and the garbage collection and compilation done there), the same without
  * its garbage collection (V8's `Heap::CollectGarbage`, inclusive: how many collections fall in the window, and
- * whether a mark-compact is one of them, moves the main thread's figure by 5–10 % from run to run), and all threads'
- * (V8's background compilers and GC helpers too, whose share in a window of a few thousand requests varies from run
- * to run). BENCH_NODE_FLAGS adds flags to node's command line: `--single-threaded` makes V8 compile and collect on
+ * whether a mark-compact is one of them, moves the main thread's figure by 5–15 % from run to run; what V8 still
+ * optimizes or deoptimizes in the window moves both by about 5 %, hence the least of the rounds for the ratios), and
+ * all threads' (V8's background compilers and GC helpers too, whose share in a window of a few thousand requests
+ * varies from run to run). BENCH_NODE_FLAGS adds flags to node's command line: `--single-threaded` makes V8 compile and collect on
  * the main thread, at points that do not depend on how threads are scheduled, so that the counts of two runs agree
  * more closely. Each target is measured BENCH_ROUNDS times (2), the targets interleaved. Needs valgrind.
  *
