@@ -3,10 +3,13 @@
  * of a shared machine does not move, unlike req/s or CPU time. Search with 10 results (or BENCH_PATH) through the
  * bare undici proxy and one or more builds of compute-gateway (`name=path/to/dist/bin.js` arguments; default this
  * checkout's), each run under `valgrind --tool=callgrind` with counting off while BENCH_WARMUP requests (3000) warm
- * it up, then on for BENCH_REQUESTS (2000), at BENCH_CONNECTIONS (10). Two figures: the main thread's instructions
- * (JavaScript, node:http, the event loop, and the garbage collection and compilation done there), and all threads'
- * (V8's background compilers and GC helpers too, whose share in a window of a few thousand requests varies from run
- * to run). BENCH_NODE_FLAGS adds flags to node's command line: `--single-threaded` makes V8 compile and collect on
+ * it up, then on for BENCH_REQUESTS (2000), at BENCH_CONNECTIONS (10). Three figures: the main thread's instructions
+ * (JavaScript, node:http, the event loop, and the garbage collection and compilation done there), the same without
+ * its garbage collection (V8's `Heap::CollectGarbage`, inclusive: how many collections fall in the window, and
+ * whether a mark-compact is one of them, moves the main thread's figure by 5–15 % from run to run; what V8 still
+ * optimizes or deoptimizes in the window moves both by about 5 %, hence the least of the rounds for the ratios), and
+ * all threads' (V8's background compilers and GC helpers too, whose share in a window of a few thousand requests
+ * varies from run to run). BENCH_NODE_FLAGS adds flags to node's command line: `--single-threaded` makes V8 compile and collect on
  * the main thread, at points that do not depend on how threads are scheduled, so that the counts of two runs agree
  * more closely. Each target is measured BENCH_ROUNDS times (2), the targets interleaved. Needs valgrind.
  *
@@ -79,8 +82,23 @@ async function startCounted(args: string[], port: number | undefined, out: strin
   }
 }
 
-/** Instructions per request of one target, the main thread's and all threads': warmed up uncounted, then counted. */
-async function count(args: (port: number) => string[], ownPort: boolean, out: string): Promise<[number, number]> {
+/** The instructions a callgrind file counts in V8's garbage collection (`Heap::CollectGarbage`, inclusive). */
+function collectionOf(file: string): number {
+  const annotated = execFileSync("callgrind_annotate", ["--inclusive=yes", "--threshold=100", file], {
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const line = annotated.split("\n").find((l) => l.includes("v8::internal::Heap::CollectGarbage("));
+  return Number(/^\s*([\d,]+)/.exec(line ?? "")?.[1]?.replaceAll(",", "") ?? 0);
+}
+
+type Counts = [main: number, withoutGc: number, all: number];
+
+/**
+ * Instructions per request of one target: the main thread's, the same without garbage collection, and all
+ * threads'; warmed up uncounted, then counted.
+ */
+async function count(args: (port: number) => string[], ownPort: boolean, out: string): Promise<Counts> {
   const port = await freePort();
   const { child, url } = await startCounted(args(port), ownPort ? port : undefined, out);
   try {
@@ -101,9 +119,11 @@ async function count(args: (port: number) => string[], ownPort: boolean, out: st
       (file) =>
         [file, Number(/^totals: (\d+)/m.exec(readFileSync(join(dirname(out), file), "utf8"))?.[1] ?? 0)] as const,
     );
-  const main = totals.find(([file]) => file.endsWith("-01"))?.[1] ?? 0;
+  const mainFile = totals.find(([file]) => file.endsWith("-01"));
+  const main = mainFile?.[1] ?? 0;
+  const collection = mainFile ? collectionOf(join(dirname(out), mainFile[0])) : 0;
   const all = totals.reduce((sum, [, n]) => sum + n, 0);
-  return [main / requests, all / requests];
+  return [main / requests, (main - collection) / requests, all / requests];
 }
 
 async function main(): Promise<void> {
@@ -116,13 +136,13 @@ async function main(): Promise<void> {
       true,
     ]),
   ];
-  const rows = new Map<string, [number, number][]>();
+  const rows = new Map<string, Counts[]>();
   for (let round = 0; round < rounds; round++)
     for (const [name, args, ownPort] of targets) {
       const perRequest = await count(args, ownPort, join(directory, `${name.replace(/\W+/g, "-")}.${round}.out`));
       rows.set(name, [...(rows.get(name) ?? []), perRequest]);
       process.stderr.write(
-        `${name}: ${perRequest.map(Math.round).join(" (main thread), ")} (all) instructions/request\n`,
+        `${name}: ${perRequest.map(Math.round).join(" · ")} (main thread · without GC · all) instructions/request\n`,
       );
     }
   const flags = nodeFlags.length > 0 ? `, node ${nodeFlags.join(" ")}` : "";
@@ -130,13 +150,13 @@ async function main(): Promise<void> {
     `\nNode ${process.version}${flags}; ${path}; ${connections} connections, ${warmup} warm-up and ${requests} counted requests\n`,
   );
   const figure = (n: number) => Math.round(n).toLocaleString("en");
-  const least = (name: string, i: 0 | 1) => Math.min(...(rows.get(name) ?? []).map((r) => r[i]));
-  console.log("| target | main thread, per round | vs bare | all threads, per round | vs bare |");
-  console.log("|---|---|---:|---|---:|");
+  const least = (name: string, i: number) => Math.min(...(rows.get(name) ?? []).map((r) => r[i] ?? 0));
+  const cells = (name: string, counts: Counts[], i: number) =>
+    `${counts.map((c) => figure(c[i] ?? 0)).join(" · ")} | ${(least("bare undici proxy", i) / least(name, i)).toFixed(2)}`;
+  console.log("| target | main thread, per round | vs bare | without GC | vs bare | all threads | vs bare |");
+  console.log("|---|---|---:|---|---:|---|---:|");
   for (const [name, counts] of rows)
-    console.log(
-      `| ${name} | ${counts.map((c) => figure(c[0])).join(" · ")} | ${(least("bare undici proxy", 0) / least(name, 0)).toFixed(2)} | ${counts.map((c) => figure(c[1])).join(" · ")} | ${(least("bare undici proxy", 1) / least(name, 1)).toFixed(2)} |`,
-    );
+    console.log(`| ${name} | ${cells(name, counts, 0)} | ${cells(name, counts, 1)} | ${cells(name, counts, 2)} |`);
 }
 
 await withProcesses(main);

@@ -41,7 +41,8 @@ export async function forward(
   const onClose = () => {
     if (!res.writableFinished) exchange.abort();
   };
-  res.once("close", onClose);
+  // `on`, not `once`: a response closes once, and `once` would wrap the listener (an object and a bound function).
+  res.on("close", onClose);
   if (req.socket.destroyed) exchange.abort();
   try {
     return await exchange.response;
