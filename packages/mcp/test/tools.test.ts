@@ -98,7 +98,7 @@ describe("the generated tools", () => {
     expect(search.outputSchema).toMatchObject({ type: "object", required: ["results"] });
     const text = JSON.stringify(search.outputSchema);
     expect(text).not.toMatch(/"discriminator"|"int32"|#\/components\//);
-    expect(Object.keys(search.outputSchema.$defs as object)).toContain("ClusterSearchResult");
+    expect(Object.keys(search.outputSchema?.$defs as object)).toContain("ClusterSearchResult");
   });
 
   it("change when the spec does", () => {
@@ -109,5 +109,27 @@ describe("the generated tools", () => {
     const names = deriveTools(spec).tools.map((t) => [t.tool.name, t.tool.title]);
     expect(names).toContainEqual(["findResources", "Find resources"]);
     expect(toolsFileText(spec)).not.toBe(toolsFileText(loadSpec()));
+  });
+
+  it("of an operation that answers 204 have no outputSchema, and its success is the lowest 2xx", () => {
+    const spec = structuredClone(loadSpec()) as OpenApiDocument & { paths: Record<string, Record<string, unknown>> };
+    const machine = spec.paths["/v1/projects/{projectId}/cluster-machines/{id}"] as Record<string, unknown>;
+    const { requestBody: _body, ...update } = machine.patch as Record<string, unknown> & {
+      responses: Record<string, unknown>;
+    };
+    const { "200": _ok, ...failures } = update.responses;
+    machine.delete = {
+      ...update,
+      operationId: "deleteClusterMachine",
+      responses: { "204": { description: "Deleted." }, ...failures },
+    };
+    const deleted = deriveTools(spec).tools.find((t) => t.tool.name === "deleteClusterMachine");
+    expect(deleted?.tool.outputSchema).toBeUndefined();
+    expect(deleted?.tool.annotations).toMatchObject({ destructiveHint: true, idempotentHint: true });
+    expect(deleted?.operation).toMatchObject({
+      method: "DELETE",
+      pathParameters: ["projectId", "id"],
+      bodyProperties: null,
+    });
   });
 });
