@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import { describe, expect, it } from "vitest";
 import { deriveTools, type McpTool, toolsFileText } from "../src/derive-tools.js";
+import { toolTable, withToolTable } from "../src/readme-tools.js";
 import { generatedTools } from "../src/tools.js";
 
 const byName = (name: string): McpTool => {
@@ -18,6 +19,18 @@ describe("the generated tools", () => {
   it("are what the current spec makes (run `npm run build` when this fails)", () => {
     const committed = readFileSync(new URL("../src/generated/tools.json", import.meta.url), "utf8");
     expect(committed).toBe(toolsFileText(loadSpec()));
+  });
+
+  it("are listed in the README's table, one row each, as the build writes it (run `npm run build` when this fails)", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    expect(withToolTable(readme, deriveTools(loadSpec()))).toBe(readme);
+    const table = toolTable(generatedTools());
+    expect(table).toContain("| `searchResources` | `GET /v1/resources/search` | read-only, idempotent |");
+    expect(table).toContain(
+      "| `createApiKey` | `POST /v1/api-keys` | not read-only, not idempotent, not destructive |",
+    );
+    expect(table.split("\n")).toHaveLength(2 + generatedTools().tools.length);
+    expect(() => withToolTable("# no markers", generatedTools())).toThrow(/markers/);
   });
 
   it("are one per operation, named by operationId, with the method's annotations", () => {
