@@ -56,7 +56,7 @@ export function addOperations(from: string, copy: string): void {
   const entry = path.join(copy, "openapi", "openapi.yaml");
   const document = parseDocument(readFileSync(entry, "utf8"));
   const tags = new Set((document.toJS().tags as { name: string }[]).map((tag) => tag.name));
-  for (const file of readdirSync(path.join(from, "paths"))) {
+  for (const file of readdirSync(path.join(from, "paths")).sort()) {
     cpSync(path.join(from, "paths", file), path.join(copy, "openapi", "paths", file));
     const template = `/${file.replace(/\.yaml$/, "").replaceAll("_", "/")}`;
     document.setIn(["paths", template], document.createNode({ $ref: `paths/${file}` }));
