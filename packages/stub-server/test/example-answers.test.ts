@@ -77,6 +77,15 @@ describe("an operation the store does not implement", () => {
     expect(JSON.stringify(body)).toContain("example=Huge is not an example of getDisk (Small, Large)");
   });
 
+  it("takes Prefer: code=<status> as every operation does: a documented failure, injected", async () => {
+    const answer = await stub.call("/v1/projects/proj-alpha/disks/any", { headers: { prefer: "code=404" } });
+    await expectErrorBody(answer, 404);
+    await expectErrorBody(
+      await stub.call("/v1/projects/proj-alpha/disks/any", { headers: { prefer: "code=503" } }),
+      400,
+    );
+  });
+
   it("answers 204 without a body when its success is a 204", async () => {
     const answer = await stub.call("/v1/projects/proj-alpha/disks/any", { method: "DELETE" });
     expect(answer.status).toBe(204);
