@@ -30,13 +30,24 @@ const failingBackend = (stubUrl: string) => (req: IncomingMessage, res: ServerRe
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
   req.on("end", async () => {
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host" && k !== "connection"));
-    const answer = await fetch(new URL(url.pathname + url.search, stubUrl), {
-      method: req.method ?? "GET",
-      headers: headers as Record<string, string>,
-      ...(chunks.length > 0 && { body: Buffer.concat(chunks) }),
-    });
-    res.writeHead(answer.status, Object.fromEntries(answer.headers)).end(Buffer.from(await answer.arrayBuffer()));
+    // Framing headers are the new request's own (fetch sets them from the body it sends).
+    const dropped = new Set(["host", "connection", "content-length", "transfer-encoding"]);
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !dropped.has(k)));
+    try {
+      const answer = await fetch(new URL(url.pathname + url.search, stubUrl), {
+        method: req.method ?? "GET",
+        headers: headers as Record<string, string>,
+        ...(chunks.length > 0 && { body: Buffer.concat(chunks) }),
+      });
+      const answered = Object.fromEntries(
+        [...answer.headers].filter(([k]) => !["content-length", "transfer-encoding", "content-encoding"].includes(k)),
+      );
+      res.writeHead(answer.status, answered).end(Buffer.from(await answer.arrayBuffer()));
+    } catch (error) {
+      res
+        .writeHead(502, { "content-type": "application/json" })
+        .end(JSON.stringify({ code: 502, message: String(error) }));
+    }
   });
 };
 
