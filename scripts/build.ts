@@ -1,11 +1,11 @@
 /**
  * The one build: lint, then generated/ from openapi/ (bundle to JSON and YAML, TypeScript types from
- * openapi-typescript, the HTML reference docs from Redocly) and the MCP server's tools
- * (packages/mcp/src/generated/tools.json, one per operation), then every package (`npm run build:packages`): the
- * @compute-api/spec package writes its types and facts modules from generated/ and `tsc -b` compiles it and every
- * package that references it, in order. With --check it builds generated/ into a temporary folder instead and fails
- * when generated/, the spec package's copies or the tools differ, so a stale or hand-edited generated/ never passes
- * `npm test`.
+ * openapi-typescript, the HTML reference docs from Redocly), the MCP server's tools
+ * (packages/mcp/src/generated/tools.json, one per operation) and the tool table of packages/mcp/README.md, then
+ * every package (`npm run build:packages`): the @compute-api/spec package writes its types and facts modules from
+ * generated/ and `tsc -b` compiles it and every package that references it, in order. With --check it builds
+ * generated/ into a temporary folder instead and fails when generated/, the spec package's copies, the tools or the
+ * README's tool table differ, so a stale or hand-edited generated/ never passes `npm test`.
  */
 import { spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -13,7 +13,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
-import { toolsFileText } from "../packages/mcp/src/derive-tools.js";
+import { deriveTools, toolsFileText } from "../packages/mcp/src/derive-tools.js";
+import { withToolTable } from "../packages/mcp/src/readme-tools.js";
 import { published, sources } from "../packages/spec/scripts/build.mjs";
 import { lint } from "./lint.js";
 import { generatedDir, mustRun, root, specEntry } from "./tools.js";
@@ -27,6 +28,13 @@ const outputs = [...published, "schema.d.ts"];
 const mcpTools = path.join(root, "packages", "mcp", "src", "generated", "tools.json");
 const mcpToolsText = async (dir: string) =>
   toolsFileText(JSON.parse(await readFile(path.join(dir, "openapi.json"), "utf8")));
+/** The MCP server's README, its tool table (between its markers) made from the bundled document. */
+const mcpReadme = path.join(root, "packages", "mcp", "README.md");
+const mcpReadmeText = async (dir: string) =>
+  withToolTable(
+    await readFile(mcpReadme, "utf8"),
+    deriveTools(JSON.parse(await readFile(path.join(dir, "openapi.json"), "utf8"))),
+  );
 
 /** Writes every generated file into outDir. */
 async function generate(outDir: string): Promise<void> {
@@ -166,6 +174,9 @@ async function check(): Promise<boolean> {
     if ((await readFile(mcpTools, "utf8").catch(() => undefined)) !== (await mcpToolsText(tmp))) {
       stale.push(`${path.relative(root, mcpTools)}: differs from the tools openapi/ makes`);
     }
+    if ((await readFile(mcpReadme, "utf8")) !== (await mcpReadmeText(tmp))) {
+      stale.push(`${path.relative(root, mcpReadme)}: its tool table differs from the tools openapi/ makes`);
+    }
     if (stale.length > 0) {
       console.error(`generated/ is stale; run \`npm run build\` and commit the result:\n  ${stale.join("\n  ")}`);
       return false;
@@ -186,8 +197,9 @@ async function build(): Promise<boolean> {
   await generate(generatedDir);
   await mkdir(path.dirname(mcpTools), { recursive: true });
   await writeFile(mcpTools, await mcpToolsText(generatedDir));
+  await writeFile(mcpReadme, await mcpReadmeText(generatedDir));
   console.log(
-    `wrote ${outputs.map((f) => path.relative(root, path.join(generatedDir, f))).join(", ")} and ${path.relative(root, mcpTools)}; building the packages`,
+    `wrote ${outputs.map((f) => path.relative(root, path.join(generatedDir, f))).join(", ")}, ${path.relative(root, mcpTools)} and the tool table of ${path.relative(root, mcpReadme)}; building the packages`,
   );
   // The packages compile from generated/ through @compute-api/spec, whose project every package that reads the
   // spec's types or facts references: `tsc -b` rebuilds exactly those the change reaches.

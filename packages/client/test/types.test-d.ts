@@ -23,8 +23,8 @@ describe("type exports", () => {
       "STATE_UNSPECIFIED" | "CREATING" | "ACTIVE" | "DELETING" | "FAILED"
     >();
     expectTypeOf<operations["searchResources"]["parameters"]["query"]>().toEqualTypeOf<{ query: string }>();
-    expectTypeOf<keyof paths>().toEqualTypeOf<
-      "/v1/projects/{projectId}/cluster-machines/{id}" | "/v1/api-keys" | "/v1/resources/search"
+    expectTypeOf<"/v1/projects/{projectId}/cluster-machines/{id}" | "/v1/api-keys" | "/v1/resources/search">().toExtend<
+      keyof paths
     >();
   });
 

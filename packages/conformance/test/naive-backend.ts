@@ -6,7 +6,15 @@
  * and creates keys it neither remembers nor refuses twice. With `staleSearch`, search shows the data as it was at
  * start. The kit validates every request and response, so every answer is schema-valid.
  */
-import { createComputeServer, type Listening, listen, notFound, type Schemas } from "@compute-api/server";
+import {
+  createComputeServer,
+  type Handlers,
+  type Listening,
+  listen,
+  notFound,
+  type Schemas,
+} from "@compute-api/server";
+import { everyOperation } from "@compute-api/test-support";
 
 type Machine = Schemas["ClusterMachine"];
 type Result = Schemas["SearchResult"];
@@ -78,7 +86,8 @@ export async function startNaiveBackend(options: { staleSearch?: boolean } = {})
   const shown = options.staleSearch ? (structuredClone(results) as Result[]) : results;
   const server = await createComputeServer<{ user: string }>({
     authenticate: (token) => (token === naiveKey ? { user: "naive" } : undefined),
-    handlers: {
+    // The spec's other operations answer 501: the tests of this backend run the three.
+    handlers: everyOperation<Handlers<{ user: string }>>({
       searchResources: ({ query }) => {
         const type = /(?:^|\s)type:(\S+)/i.exec(query.query)?.[1]?.toLowerCase();
         const found = shown.filter((r) => type === undefined || r.resourceType.toLowerCase() === type);
@@ -97,7 +106,7 @@ export async function startNaiveBackend(options: { staleSearch?: boolean } = {})
         createTime: new Date().toISOString(),
         key: `cak_${Date.now()}`,
       }),
-    },
+    }),
   });
   return listen(server.app, { port: 0, host: "127.0.0.1" });
 }

@@ -9,7 +9,15 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseSearchQuery } from "@compute-api/rules";
-import { createComputeServer, type Listening, listen, notFound, permissionDenied } from "@compute-api/server";
+import {
+  createComputeServer,
+  type Handlers,
+  type Listening,
+  listen,
+  notFound,
+  permissionDenied,
+} from "@compute-api/server";
+import { everyOperation } from "@compute-api/test-support";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { runCli } from "../src/cli.js";
 import { runConformance } from "../src/run.js";
@@ -147,7 +155,7 @@ describe("a key that sees nothing", () => {
   it("is a warning in the report and the JUnit report, not a passing search_access", async () => {
     const server = await createComputeServer<object>({
       authenticate: (token) => (token === "cak_nobody" ? {} : undefined),
-      handlers: {
+      handlers: everyOperation<Handlers<object>>({
         searchResources: ({ query }) => {
           parseSearchQuery(query.query);
           return { results: [] };
@@ -158,7 +166,7 @@ describe("a key that sees nothing", () => {
         createApiKey: () => {
           throw permissionDenied("permission denied: this user may not create API keys");
         },
-      },
+      }),
     });
     const backend = await listen(server.app, { port: 0, host: "127.0.0.1" });
     try {

@@ -26,6 +26,7 @@ export const errorCatalogue = {
   RATE_LIMIT_EXCEEDED: { status: 429, message: "too many requests" },
   HEADERS_TOO_LARGE: { status: 431, message: "request headers (the URL included) are larger than the limit" },
   INTERNAL: { status: 500, message: "internal error" },
+  NOT_IMPLEMENTED: { status: 501, message: "not implemented" },
   BAD_GATEWAY: { status: 502, message: "bad gateway" },
   INVALID_UPSTREAM_RESPONSE: { status: 502, message: "upstream response does not conform to the interface" },
   UPSTREAM_TLS_FAILED: { status: 502, message: "the TLS handshake with the upstream failed" },

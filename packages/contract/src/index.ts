@@ -44,4 +44,11 @@ export { deref, pointerToken, resolvePointer } from "./json-pointer.js";
 export { mediaTypeOf } from "./media-types.js";
 export { parseQueryString, pathOf, searchOf } from "./query.js";
 export { createAjv, createSchemaValidator, type SchemaValidator } from "./schema-validator.js";
-export { loadSpec, type OpenApiDocument, specOperations } from "./spec.js";
+export {
+  loadSpec,
+  type OpenApiDocument,
+  type OperationSuccess,
+  type SpecOperation,
+  specOperations,
+  successOf,
+} from "./spec.js";

@@ -81,3 +81,22 @@ export function specOperations(spec: OpenApiDocument): SpecOperation[] {
   }
   return out;
 }
+
+/** An operation's success: its lowest documented 2xx status, and that response (dereferenced) and its JSON content. */
+export interface OperationSuccess {
+  status: number;
+  /** The response's `application/json` media object (its schema, `example`, `examples`); none for a bodiless 204. */
+  media: { example?: unknown; examples?: Record<string, unknown> } | undefined;
+}
+
+/** The success of an operation: its lowest 2xx (200 when it documents none) and its JSON body, if it has one. */
+export function successOf(spec: OpenApiDocument, operation: SpecOperation["operation"]): OperationSuccess {
+  const responses = (operation.responses ?? {}) as Record<string, unknown>;
+  const status = Object.keys(responses)
+    .filter((code) => /^2\d\d$/.test(code))
+    .sort()[0];
+  if (status === undefined) return { status: 200, media: undefined };
+  const response = deref(spec, (responses[status] ?? {}) as { content?: Record<string, unknown> });
+  const media = response.content?.["application/json"] as OperationSuccess["media"];
+  return { status: Number(status), media: status === "204" ? undefined : media };
+}

@@ -8,7 +8,7 @@
  * - description: the summary, then the description (search syntax, score, rules), then the statuses it may fail with.
  * - inputSchema: one flat object of the path and query parameters and the request body's properties, each with the
  *   spec's constraints inlined (no `$ref`, which some agent hosts do not follow in arguments).
- * - outputSchema: the 200 response's schema, its components kept once each under `$defs`.
+ * - outputSchema: the success response's schema, its components kept once each under `$defs` (none for a 204).
  * - annotations: from the HTTP method (GET reads; PUT, PATCH and DELETE are idempotent; POST is neither).
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools
  */
@@ -99,7 +99,7 @@ function deriveTool(
       title: summary,
       description: toolDescription(operation, summary),
       inputSchema,
-      outputSchema,
+      ...(outputSchema && { outputSchema }),
       annotations: { title: summary, ...hints, openWorldHint: false },
     },
     operation: { method: method.toUpperCase(), path, pathParameters, queryParameters, bodyProperties, shownOnce },
@@ -192,19 +192,27 @@ function addBodyProperties(
   };
 }
 
-/** The 200 response's schema as the tool's outputSchema, and the result fields it shows only once (a new key). */
+/**
+ * The success response's schema (the operation's first 2xx) as the tool's outputSchema, and the result fields it
+ * shows only once (a new key); no outputSchema for a success without a JSON body (a 204).
+ */
 function toolOutput(
   spec: JsonObject,
   where: string,
   operation: JsonObject,
-): { outputSchema: McpTool["outputSchema"]; shownOnce: string[] } {
-  const response = isObject(operation.responses) ? operation.responses["200"] : undefined;
-  const media =
-    isObject(response) && isObject(resolveRef(spec, response).content)
-      ? (resolveRef(spec, response).content as JsonObject)["application/json"]
-      : undefined;
-  if (!isObject(media)) throw new Error(`${where}: no application/json 200 response`);
-  const outputSchema = withDefs(spec, media.schema ?? {}) as McpTool["outputSchema"];
+): { outputSchema?: McpTool["outputSchema"]; shownOnce: string[] } {
+  const responses = isObject(operation.responses) ? operation.responses : {};
+  const success = Object.keys(responses)
+    .filter((status) => /^2\d\d$/.test(status))
+    .sort()[0];
+  if (success === undefined) throw new Error(`${where}: no 2xx response`);
+  const raw = responses[success];
+  const response = isObject(raw) ? resolveRef(spec, raw) : {};
+  const content = isObject(response.content) ? response.content : undefined;
+  if (content === undefined) return { shownOnce: [] };
+  const media = content["application/json"];
+  if (!isObject(media)) throw new Error(`${where}: the ${success} response has no application/json body`);
+  const outputSchema = withDefs(spec, media.schema ?? {}) as NonNullable<McpTool["outputSchema"]>;
   const resultProperties = isObject(outputSchema.properties) ? outputSchema.properties : {};
   // A secret the service shows once is marked `x-secret: true` in the spec (the facts module lists the same).
   const shownOnce = Object.entries(resultProperties)

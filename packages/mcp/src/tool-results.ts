@@ -98,8 +98,9 @@ export function unreachableResult(toolName: string, what: string): CallToolResul
   ]);
 }
 
-/** A success: the 200 body as structured content, with a short text form and the JSON. */
+/** A success: the body as structured content, with a short text form and the JSON; a bodiless one (204) in words. */
 export function successResult({ tool, operation }: GeneratedTool, data: unknown): CallToolResult {
+  if (tool.outputSchema === undefined) return { content: [{ type: "text", text: `${tool.name}: done.` }] };
   const body = (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>;
   const lines = [summaryOf(tool.name, body)];
   const once = operation.shownOnce.filter((field) => body[field] !== undefined);

@@ -14,7 +14,8 @@ export interface McpTool {
   title: string;
   description: string;
   inputSchema: JsonObject & { type: "object" };
-  outputSchema: JsonObject & { type: "object" };
+  /** The success body's schema; absent when the operation answers without a body (204). */
+  outputSchema?: JsonObject & { type: "object" };
   annotations: {
     title: string;
     readOnlyHint: boolean;

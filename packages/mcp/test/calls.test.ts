@@ -117,7 +117,9 @@ describe.each(setups)("compute-mcp over $name", { timeout: 270_000 }, (setup) =>
   it("lists one tool per operation, with the schemas generated from the spec", async () => {
     const { tools } = await session.client.listTools();
     expect(tools).toEqual(generatedTools().tools.map((t) => t.tool));
-    expect(tools.map((t) => t.name)).toEqual(["createApiKey", "searchResources", "updateClusterMachine"]);
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(["createApiKey", "searchResources", "updateClusterMachine"]),
+    );
   });
 
   it("searches, and the results are the API's, typed", async () => {

@@ -3,9 +3,10 @@
  * fails here as `npm run check:generated` fails), and a change to the spec changes the tools.
  */
 import { readFileSync } from "node:fs";
-import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
+import { loadSpec, type OpenApiDocument, specOperations } from "@compute-api/contract";
 import { describe, expect, it } from "vitest";
 import { deriveTools, type McpTool, toolsFileText } from "../src/derive-tools.js";
+import { toolTable, withToolTable } from "../src/readme-tools.js";
 import { generatedTools } from "../src/tools.js";
 
 const byName = (name: string): McpTool => {
@@ -20,43 +21,62 @@ describe("the generated tools", () => {
     expect(committed).toBe(toolsFileText(loadSpec()));
   });
 
+  it("are listed in the README's table, one row each, as the build writes it (run `npm run build` when this fails)", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    expect(withToolTable(readme, deriveTools(loadSpec()))).toBe(readme);
+    const table = toolTable(generatedTools());
+    expect(table).toContain("| `searchResources` | `GET /v1/resources/search` | read-only, idempotent |");
+    expect(table).toContain(
+      "| `createApiKey` | `POST /v1/api-keys` | not read-only, not idempotent, not destructive |",
+    );
+    expect(table.split("\n")).toHaveLength(2 + generatedTools().tools.length);
+    expect(() => withToolTable("# no markers", generatedTools())).toThrow(/markers/);
+  });
+
   it("are one per operation, named by operationId, with the method's annotations", () => {
     const table = generatedTools().tools.map(({ tool, operation }) => [tool.name, operation.method, tool.annotations]);
-    expect(table).toEqual([
-      [
-        "createApiKey",
-        "POST",
-        {
-          title: "Create an API key",
-          readOnlyHint: false,
-          destructiveHint: false,
-          idempotentHint: false,
-          openWorldHint: false,
-        },
-      ],
-      [
-        "searchResources",
-        "GET",
-        {
-          title: "Search accessible resources",
-          readOnlyHint: true,
-          destructiveHint: false,
-          idempotentHint: true,
-          openWorldHint: false,
-        },
-      ],
-      [
-        "updateClusterMachine",
-        "PATCH",
-        {
-          title: "Update a cluster machine",
-          readOnlyHint: false,
-          destructiveHint: true,
-          idempotentHint: true,
-          openWorldHint: false,
-        },
-      ],
-    ]);
+    expect(table.map(([name]) => name)).toEqual(
+      specOperations(loadSpec())
+        .map((o) => o.operation.operationId)
+        .sort(),
+    );
+    expect(table).toEqual(
+      expect.arrayContaining([
+        [
+          "createApiKey",
+          "POST",
+          {
+            title: "Create an API key",
+            readOnlyHint: false,
+            destructiveHint: false,
+            idempotentHint: false,
+            openWorldHint: false,
+          },
+        ],
+        [
+          "searchResources",
+          "GET",
+          {
+            title: "Search accessible resources",
+            readOnlyHint: true,
+            destructiveHint: false,
+            idempotentHint: true,
+            openWorldHint: false,
+          },
+        ],
+        [
+          "updateClusterMachine",
+          "PATCH",
+          {
+            title: "Update a cluster machine",
+            readOnlyHint: false,
+            destructiveHint: true,
+            idempotentHint: true,
+            openWorldHint: false,
+          },
+        ],
+      ]),
+    );
   });
 
   it("take one flat object with the spec's constraints inlined", () => {
@@ -98,7 +118,7 @@ describe("the generated tools", () => {
     expect(search.outputSchema).toMatchObject({ type: "object", required: ["results"] });
     const text = JSON.stringify(search.outputSchema);
     expect(text).not.toMatch(/"discriminator"|"int32"|#\/components\//);
-    expect(Object.keys(search.outputSchema.$defs as object)).toContain("ClusterSearchResult");
+    expect(Object.keys(search.outputSchema?.$defs as object)).toContain("ClusterSearchResult");
   });
 
   it("change when the spec does", () => {
@@ -109,5 +129,27 @@ describe("the generated tools", () => {
     const names = deriveTools(spec).tools.map((t) => [t.tool.name, t.tool.title]);
     expect(names).toContainEqual(["findResources", "Find resources"]);
     expect(toolsFileText(spec)).not.toBe(toolsFileText(loadSpec()));
+  });
+
+  it("of an operation that answers 204 have no outputSchema, and its success is the lowest 2xx", () => {
+    const spec = structuredClone(loadSpec()) as OpenApiDocument & { paths: Record<string, Record<string, unknown>> };
+    const machine = spec.paths["/v1/projects/{projectId}/cluster-machines/{id}"] as Record<string, unknown>;
+    const { requestBody: _body, ...update } = machine.patch as Record<string, unknown> & {
+      responses: Record<string, unknown>;
+    };
+    const { "200": _ok, ...failures } = update.responses;
+    machine.delete = {
+      ...update,
+      operationId: "deleteClusterMachine",
+      responses: { "204": { description: "Deleted." }, ...failures },
+    };
+    const deleted = deriveTools(spec).tools.find((t) => t.tool.name === "deleteClusterMachine");
+    expect(deleted?.tool.outputSchema).toBeUndefined();
+    expect(deleted?.tool.annotations).toMatchObject({ destructiveHint: true, idempotentHint: true });
+    expect(deleted?.operation).toMatchObject({
+      method: "DELETE",
+      pathParameters: ["projectId", "id"],
+      bodyProperties: null,
+    });
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The types of a compute server: each operation's inputs and its 200 body, read from the spec's generated types
+ * The types of a compute server: each operation's inputs and its success body, read from the spec's generated types
  * (`@compute-api/spec/types`), so that a handler map is checked by the compiler against the spec.
  */
 
@@ -30,8 +30,21 @@ export type RequestBody<Op extends OperationId> = operations[Op] extends { reque
       : JsonOf<NonNullable<Body>> | undefined
     : undefined;
 
-/** The JSON body of an operation's 200 response: what its handler returns. */
-export type ResponseBody<Op extends OperationId> = JsonOf<operations[Op]["responses"][200]>;
+/** The 2xx statuses an operation may document as its success. */
+type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 205 | 206;
+
+/** The 2xx statuses an operation documents (the server answers with the lowest). */
+export type SuccessStatusOf<Op extends OperationId> = Extract<keyof operations[Op]["responses"], SuccessStatus>;
+
+/**
+ * The JSON body of an operation's success response: what its handler returns (`undefined` for an answer without a
+ * body, such as a 204).
+ */
+export type ResponseBody<Op extends OperationId> = [JsonOf<operations[Op]["responses"][SuccessStatusOf<Op>]>] extends [
+  never,
+]
+  ? undefined
+  : JsonOf<operations[Op]["responses"][SuccessStatusOf<Op>]>;
 
 /** What a handler is given: the validated request, typed, and who sent it. */
 export interface HandlerInput<Op extends OperationId, Principal> {
@@ -55,7 +68,7 @@ export interface HandlerInput<Op extends OperationId, Principal> {
 }
 
 /**
- * One operation: returns its 200 body, or throws the contract's errors (`ApiError`, from the factories such as
+ * One operation: returns its success body (answered with the operation's 2xx status), or throws the contract's errors (`ApiError`, from the factories such as
  * `notFound(…)`); anything else thrown is answered 500 with the error body and logged, never sent.
  */
 export type Handler<Op extends OperationId, Principal> = (

@@ -3,35 +3,60 @@
  * request of each operation, so one example request per operation is sent through it before the app takes traffic.
  */
 import type { Server } from "node:http";
-import { deref, type OpenApiDocument, parseQueryString, specOperations } from "@compute-api/contract";
+import { deref, type OpenApiDocument, parseQueryString, specOperations, successOf } from "@compute-api/contract";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import { fromValidatorError } from "./validator-errors.js";
 
+/** A warm-up request, and the status and body its answer has (its operation's success and first example). */
+interface WarmUpRequest {
+  method: string;
+  path: string;
+  body?: unknown;
+  status: number;
+  response: unknown;
+}
+
+/** A value for a parameter without an example: its schema's example, default or first enum value, else a placeholder. */
+function parameterValue(spec: OpenApiDocument, parameter: { example?: unknown; schema?: unknown }): string {
+  if (parameter.example !== undefined) return String(parameter.example);
+  const schema = deref(spec, (parameter.schema ?? {}) as Record<string, unknown> & { $ref?: string });
+  const value =
+    schema.example ??
+    (schema.examples as unknown[] | undefined)?.[0] ??
+    schema.default ??
+    (schema.enum as unknown[] | undefined)?.[0];
+  if (value !== undefined) return String(value);
+  if (schema.type === "integer" || schema.type === "number") return String(schema.minimum ?? 1);
+  return "x";
+}
+
 /** One example request per operation of the spec, built from its parameter and request body examples. */
-function exampleRequests(spec: OpenApiDocument): { method: string; path: string; body?: unknown; response: unknown }[] {
-  const out: { method: string; path: string; body?: unknown; response: unknown }[] = [];
+function exampleRequests(spec: OpenApiDocument): WarmUpRequest[] {
+  const out: WarmUpRequest[] = [];
   type Content = Record<string, { examples?: Record<string, { value?: unknown; $ref?: string }> }>;
   const firstExample = (content: Content | undefined): unknown => {
     const ex = Object.values(content?.["application/json"]?.examples ?? {})[0];
     return ex ? deref<{ value?: unknown }>(spec, ex).value : undefined;
   };
   for (const { path: template, method, operation, parameters } of specOperations(spec)) {
-    const { requestBody, responses } = operation as {
-      requestBody?: { content?: Content };
-      responses?: Record<string, { content?: Content }>;
-    };
+    const { requestBody } = operation as { requestBody?: { content?: Content } };
+    const success = successOf(spec, operation);
     let path = template;
     const query = new URLSearchParams();
-    for (const p of parameters) {
-      if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(String(p.example ?? "x")));
-      if (p.in === "query") query.set(p.name, String(p.example ?? "x"));
+    for (const p of parameters as ((typeof parameters)[number] & { required?: boolean; schema?: unknown })[]) {
+      if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(parameterValue(spec, p)));
+      // An optional parameter only with its example: a placeholder might not be valid.
+      if (p.in === "query" && (p.required || p.example !== undefined)) query.set(p.name, parameterValue(spec, p));
     }
     const body = firstExample(requestBody?.content);
-    const response = firstExample(responses?.["200"]?.content);
+    const response = success.media
+      ? (firstExample({ "application/json": success.media as Content[string] }) ?? {})
+      : undefined;
     const qs = query.toString().replaceAll("+", "%20");
     out.push({
       method: method.toUpperCase(),
       path: qs ? `${path}?${qs}` : path,
+      status: success.status,
       response,
       ...(body === undefined ? {} : { body }),
     });
@@ -41,7 +66,7 @@ function exampleRequests(spec: OpenApiDocument): { method: string; path: string;
 
 /**
  * Sends each operation's example request through the validator on a private loopback server whose handler
- * answers with the spec's own 200 example, so request and response validators of every operation compile
+ * answers with the spec's own example of the operation's success (nothing for a 204), so request and response validators of every operation compile
  * now. express-openapi-validator caches compiled validators in the middleware instance, which the real app
  * shares.
  */
@@ -51,7 +76,9 @@ export async function warmUp(spec: OpenApiDocument, middleware: RequestHandler[]
   app.set("query parser", parseQueryString);
   app.use(middleware);
   const answer: RequestHandler = (req, res) => {
-    res.status(200).json(requests[Number(req.headers["x-warm-up"])]?.response ?? {});
+    const request = requests[Number(req.headers["x-warm-up"])];
+    if (request?.response === undefined) res.status(request?.status ?? 200).end();
+    else res.status(request.status).json(request.response);
   };
   app.use(answer);
   const failures: string[] = [];

@@ -143,11 +143,15 @@ describe("createComputeServer", () => {
     expect(allowed.headers.get("access-control-allow-origin")).toBe("https://app.example");
   });
 
-  it("refuses to build without a handler for every operation", async () => {
+  it("refuses to build without a handler for every operation, naming each one missing", async () => {
     const { searchResources: _dropped, ...two } = handlers();
     await expect(
       createComputeServer<Caller>({ authenticate: () => undefined, handlers: two as Handlers<Caller> }),
-    ).rejects.toThrow(/no handler for the operation 'searchResources'/);
+    ).rejects.toThrow(/no handler for the operation 'searchResources': every operation of the spec needs one/);
+    const { updateClusterMachine: _a, createApiKey: _b, ...one } = handlers();
+    await expect(
+      createComputeServer<Caller>({ authenticate: () => undefined, handlers: one as unknown as Handlers<Caller> }),
+    ).rejects.toThrow("no handler for the operations 'updateClusterMachine', 'createApiKey'");
   });
 
   it("as a router in an app of one's own: serves the spec's paths and leaves the app its own", async () => {

@@ -13,7 +13,13 @@ interface Caller {
 
 const machine: Schemas["ClusterMachine"] = { id: "cm-alpha-01", projectId: "proj-alpha", powerState: "ON" };
 
+/** The three operations these tests are about. */
+type Three = "updateClusterMachine" | "createApiKey" | "searchResources";
+/** Handlers of the spec's other operations, whatever they are (none when the spec has only the three). */
+declare const others: Omit<Handlers<Caller>, Three>;
+
 const handlers: Handlers<Caller> = {
+  ...others,
   updateClusterMachine: () => machine,
   createApiKey: async ({ body }) => ({ id: body.apikeyId, createTime: "2026-01-01T00:00:00Z", key: "cak_x" }),
   searchResources: () => ({ results: [] }),
@@ -57,6 +63,7 @@ describe("createComputeServer's handler types", () => {
   test("a missing handler is a compile error", () => {
     // @ts-expect-error searchResources is missing
     const missing: Handlers<Caller> = {
+      ...others,
       updateClusterMachine: handlers.updateClusterMachine,
       createApiKey: handlers.createApiKey,
     };

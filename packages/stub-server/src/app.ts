@@ -6,10 +6,11 @@
 import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import type { Fixtures } from "@compute-api/fixtures";
 import { createLogger, type Logger } from "@compute-api/runtime";
-import { createComputeServer } from "@compute-api/server";
+import { createComputeServer, type HandlerInput, type Handlers, type OperationId } from "@compute-api/server";
 import { type Express, type RequestHandler, Router } from "express";
 import { adminRoutes } from "./admin.js";
-import { createFaults, type FaultOptions, InjectedError } from "./faults.js";
+import { type ExampleOperation, exampleAnswer, exampleOperations } from "./example-answers.js";
+import { createFaults, type FaultOptions, type Faults, InjectedError } from "./faults.js";
 import { defaultJournalSize, Journal } from "./journal.js";
 import { journalRecorder } from "./journal-http.js";
 import { metaRoutes } from "./meta-routes.js";
@@ -84,19 +85,26 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
     journal && journal.size > 0
       ? journalRecorder(journal, (text) => store.authenticate(text) !== undefined)
       : undefined;
+  const logger = options.logger ?? createLogger({ level: "silent" });
+  const implemented = storeOperations(store);
+  const examples = exampleOperations(spec, new Set(Object.keys(implemented)));
+  if (examples.length > 0) {
+    const names = examples.map((operation) => operation.operationId);
+    logger.info({ operations: names }, `answered from the spec's examples: ${names.join(", ")}`);
+  }
   const routes = Router().use(metaRoutes());
   if (journal)
     routes.use(adminRoutes({ store, journal, faults, spec, token: admin === false ? undefined : admin.token }));
   const server = await createComputeServer<User>({
     spec,
-    logger: options.logger ?? createLogger({ level: "silent" }),
+    logger,
     authenticate: (token, request) => {
       const user = store.authenticate(token);
       if (user) recorder?.noteUser(request, user.id);
       return user;
     },
-    // The operations the MSW handlers call too (store-operations.ts).
-    handlers: storeOperations(store),
+    // The operations the MSW handlers call too (store-operations.ts); the others from the spec's examples.
+    handlers: { ...exampleHandlers(examples, faults), ...implemented } as Handlers<User>,
     responses: "enforce",
     cors: options.corsOrigins ?? ["*"],
     compress: options.compress ?? false,
@@ -111,4 +119,18 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
     isExpectedError: (error) => error instanceof InjectedError,
   });
   return { app: server.app, close: () => server.close(), drain: () => server.drain() };
+}
+
+/** Handlers that answer from the spec's examples, reading `Prefer: example=` unless the stub ignores `Prefer`. */
+function exampleHandlers(examples: ExampleOperation[], faults: Faults): Record<string, unknown> {
+  const handlers: Record<string, (input: HandlerInput<OperationId, User>) => unknown> = {};
+  for (const operation of examples) {
+    handlers[operation.operationId] = ({ request, response }) => {
+      const prefer = faults.settings().prefer === false ? undefined : request.headers.prefer;
+      const { body, applied } = exampleAnswer(operation, prefer);
+      if (applied) response.append("Preference-Applied", applied);
+      return body;
+    };
+  }
+  return handlers;
 }

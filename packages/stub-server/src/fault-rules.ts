@@ -90,7 +90,8 @@ export function parsePrefer(header: string | string[] | undefined): Map<string, 
 }
 
 /** The violation of a `Prefer` the stub cannot honour. */
-const badPrefer = (description: string) => invalidRequest([{ field: "header.prefer", description, reason: "prefer" }]);
+export const badPrefer = (description: string) =>
+  invalidRequest([{ field: "header.prefer", description, reason: "prefer" }]);
 
 /** A run's fault outside the handler: the connection dropped, or an injected status; `name` is the log line's. */
 export type RunFault = { name: "drop"; error?: undefined } | { name: string; error: ApiError };

@@ -1,5 +1,5 @@
 /**
- * The stub's three operations on its store, written once: the Express app (app.ts, through @compute-api/server)
+ * The operations the stub's store implements, statefully, written once: the Express app (app.ts, through @compute-api/server)
  * and the MSW handlers (msw/) both call these with a request already routed, authenticated and validated.
  */
 import type { HandlerInput, OperationId, ResponseBody } from "@compute-api/server";
@@ -11,8 +11,11 @@ export type StoreOperationInput<Op extends OperationId> = Pick<
   "path" | "query" | "body" | "principal"
 >;
 
-/** An operation of the store for every operation of the spec, by operationId; each throws the contract's ApiErrors. */
-export type StoreOperations = { [Op in OperationId]: (input: StoreOperationInput<Op>) => ResponseBody<Op> };
+/**
+ * Operations of the store, by operationId; each throws the contract's ApiErrors. The spec's other operations are
+ * answered from its examples (example-answers.ts).
+ */
+export type StoreOperations = { [Op in OperationId]?: (input: StoreOperationInput<Op>) => ResponseBody<Op> };
 
 /** The operations of a store. */
 export function storeOperations(store: Store): StoreOperations {

@@ -3,7 +3,7 @@
  * spec's request and response types the store works with.
  * @see openapi/components/schemas/
  */
-import type { components, operations } from "@compute-api/spec/types";
+import type { components } from "@compute-api/spec/types";
 
 export {
   type Cluster,
@@ -19,5 +19,5 @@ export type SearchResult = components["schemas"]["SearchResult"];
 /** The body of updateClusterMachine. */
 export type UpdateClusterMachineRequest = components["schemas"]["UpdateClusterMachineRequest"];
 
-/** The JSON body of a 200 response of an operation. */
-export type ResponseBody<Op extends keyof operations> = operations[Op]["responses"][200]["content"]["application/json"];
+/** The JSON body of an operation's success response (`undefined` for a 204). */
+export type { ResponseBody } from "@compute-api/server";

@@ -3,7 +3,7 @@
  * nothing of any other origin, the server shows as a URL, descriptions render their Markdown, and the search result
  * union shows each of its types with no schema row of type `any`.
  */
-import { loadSpec } from "@compute-api/contract";
+import { loadSpec, specOperations } from "@compute-api/contract";
 import { launchChromium, skipWithoutChromium } from "@compute-api/test-support/browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -100,11 +100,12 @@ describe.skipIf(skipWithoutChromium())("/docs", () => {
     const docs = await openDocs();
     const { page } = docs;
     await expect(page.title()).resolves.toBe("Compute service API reference");
-    const tags = [
-      ["Cluster machines", "Update a cluster machine", "/v1/projects/{projectId}/cluster-machines/{id}"],
-      ["API keys", "Create an API key", "/v1/api-keys"],
-      ["Search", "Search accessible resources", "/v1/resources/search"],
-    ];
+    // Every operation of the spec, under its tag (a tag may hold several).
+    const tags = specOperations(loadSpec()).map(({ path, operation }) => [
+      (operation.tags as string[] | undefined)?.[0],
+      String(operation.summary),
+      path,
+    ]);
     for (const [tag = "", summary = "", path = ""] of tags) {
       await page.getByRole("link", { name: tag, exact: true }).first().click();
       await page.getByRole("heading", { name: summary }).first().waitFor({ state: "visible", timeout: 60_000 });

@@ -11,5 +11,6 @@ export {
   errorBodyProblems,
   expectErrorBody,
 } from "./error-body.js";
+export { everyOperation } from "./every-operation.js";
 export { freePort, type Listening, listenLocal } from "./listen-local.js";
 export { childrenOf, groupAlive, isRunning, killGroup } from "./processes.js";

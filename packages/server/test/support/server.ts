@@ -2,6 +2,7 @@
  * A compute server for the tests: a tiny in-memory implementation (one machine, keys by id, an empty search) on
  * an ephemeral 127.0.0.1 port, its handlers overridden per test, closed after each.
  */
+import { everyOperation } from "@compute-api/test-support";
 import { afterEach } from "vitest";
 import {
   type ComputeServerOptions,
@@ -23,20 +24,24 @@ const machine = (projectId: string, id: string): ResponseBody<"updateClusterMach
   powerState: "ON",
 });
 
-/** Handlers of a tiny service: one machine, keys by id, an empty search; overridden per test. */
-export const handlers = (overrides: Partial<Handlers<Caller>> = {}): Handlers<Caller> => ({
-  updateClusterMachine: ({ path, body }) => {
-    if (path.id !== "cm-1") throw notFound(`cluster machine '${path.id}' not found in project '${path.projectId}'`);
-    return { ...machine(path.projectId, path.id), ...(body.powerState ? { powerState: body.powerState } : {}) };
-  },
-  createApiKey: ({ body, principal }) => ({
-    id: body.apikeyId,
-    createTime: "2026-11-23T00:00:00Z",
-    key: `cak_${principal.userId}-${body.apikeyId}`,
-  }),
-  searchResources: () => ({ results: [] }),
-  ...overrides,
-});
+/**
+ * Handlers of a tiny service: one machine, keys by id, an empty search (any other operation of the spec answers
+ * 501); overridden per test.
+ */
+export const handlers = (overrides: Partial<Handlers<Caller>> = {}): Handlers<Caller> =>
+  everyOperation<Handlers<Caller>>({
+    updateClusterMachine: ({ path, body }) => {
+      if (path.id !== "cm-1") throw notFound(`cluster machine '${path.id}' not found in project '${path.projectId}'`);
+      return { ...machine(path.projectId, path.id), ...(body.powerState ? { powerState: body.powerState } : {}) };
+    },
+    createApiKey: ({ body, principal }) => ({
+      id: body.apikeyId,
+      createTime: "2026-11-23T00:00:00Z",
+      key: `cak_${principal.userId}-${body.apikeyId}`,
+    }),
+    searchResources: () => ({ results: [] }),
+    ...overrides,
+  });
 
 export const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

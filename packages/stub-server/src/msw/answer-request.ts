@@ -16,6 +16,7 @@ import {
 import { secretBodies } from "@compute-api/rules";
 import type { OperationId } from "@compute-api/server";
 import { HttpResponse } from "msw";
+import { type ExampleOperation, exampleAnswer } from "../example-answers.js";
 import type { FaultRules } from "../fault-rules.js";
 import type { Journal } from "../journal.js";
 import { type AnsweredRequest, journalEntry, violationsOf } from "../journal-http.js";
@@ -30,7 +31,9 @@ import { readJsonBody } from "./json-body.js";
 export interface HandlerParts {
   contract: Contract;
   store: Store;
-  operations: Record<OperationId, (input: StoreOperationInput<OperationId>) => unknown>;
+  operations: Partial<Record<OperationId, (input: StoreOperationInput<OperationId>) => unknown>>;
+  /** The operations the store does not implement, answered from the spec's examples, by operationId. */
+  examples: Map<string, ExampleOperation>;
   faults: FaultRules;
   journal: Journal;
   /** The base URL's path, without a trailing slash: the stub's paths are under it. */
@@ -127,7 +130,7 @@ async function answer(
     if (problem) throw problem;
     await afterValidation(faults, headers, match, always);
     const input = { principal, path: match.params, query: parseQueryString(searchOf(target)), body };
-    return run(parts, match.operation.operationId, input as StoreOperationInput<OperationId>, always);
+    return run(parts, match.operation.operationId, input as StoreOperationInput<OperationId>, headers, always);
   } catch (error) {
     const apiError = toApiError(error);
     if (apiError.status === 400) noted.violations = violationsOf(apiError.toBody());
@@ -176,17 +179,33 @@ async function afterValidation(
   if (prefer?.injected) throw prefer.injected;
 }
 
-/** The operation on the store, and its answer checked against the spec (a 500 when it does not conform). */
+/**
+ * The operation on the store, or its answer from the spec's examples, checked against the spec (a 500 when it does
+ * not conform).
+ */
 function run(
-  { contract, operations }: HandlerParts,
+  { contract, operations, examples, faults }: HandlerParts,
   operationId: string,
   input: StoreOperationInput<OperationId>,
+  headers: Record<string, string>,
   always: Record<string, string>,
 ): Response {
-  const result = operations[operationId as OperationId](input);
-  const violations = contract.checkResponseBody(operationId, 200, result);
+  const example = examples.get(operationId);
+  let status = 200;
+  let result: unknown;
+  if (example) {
+    const answer = exampleAnswer(example, faults.options().prefer === false ? undefined : headers.prefer);
+    if (answer.applied)
+      always["preference-applied"] = [always["preference-applied"], answer.applied].filter(Boolean).join(", ");
+    status = example.status;
+    result = answer.body;
+  } else {
+    result = operations[operationId as OperationId]?.(input);
+  }
+  const violations = contract.checkResponseBody(operationId, status, result);
   if (violations.length > 0) throw internalError(violations);
-  return jsonResponse(200, result, {
+  if (example && !example.hasBody) return new Response(null, { status, headers: always });
+  return jsonResponse(status, result, {
     ...always,
     ...(secretBodies.has(operationId) ? { "cache-control": "no-store" } : {}),
   });

@@ -9,6 +9,7 @@ import { compileContract, loadSpec, type OpenApiDocument } from "@compute-api/co
 import { type Fixtures, validFixtures } from "@compute-api/fixtures/data";
 import type { OperationId } from "@compute-api/server";
 import { type HttpHandler, http } from "msw";
+import { exampleOperations } from "../example-answers.js";
 import { createFaultRules, type FaultOptions } from "../fault-rules.js";
 import { defaultJournalSize, Journal, type JournalEntry, type JournalFilter } from "../journal.js";
 import { type StoreOperationInput, storeOperations } from "../store-operations.js";
@@ -41,6 +42,8 @@ export interface StubHandlersOptions {
 export interface StubHandlers {
   /** The handlers: `setupServer(...stub.handlers)` or `setupWorker(...stub.handlers)`. */
   handlers: HttpHandler[];
+  /** The operations the store does not implement, answered from the spec's examples (as `compute-stub` says at start). */
+  answeredFromExamples: string[];
   /** Back to the data the handlers started with (or last loaded), with the keys of `apiKeys`. */
   reset(): void;
   /** The whole state as a data set, the format `compute-stub --data` reads (keys as SHA-256 only). */
@@ -84,11 +87,15 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
 
   const journal = new Journal(options.journalSize ?? defaultJournalSize);
   const faults = createFaultRules(options.faults ?? {});
-  const parts: HandlerParts = { contract, store, operations, faults, journal, basePath };
+  const examples = new Map(
+    exampleOperations(spec, new Set(Object.keys(operations))).map((operation) => [operation.operationId, operation]),
+  );
+  const parts: HandlerParts = { contract, store, operations, examples, faults, journal, basePath };
 
   return {
     // A predicate, not a path pattern: MSW decodes a pattern's parameters and answers a path that does not decode
     // (`%FF`) with an error of its own, where the stub answers 400 MALFORMED_URI.
+    answeredFromExamples: [...examples.keys()],
     handlers: [
       http.all(
         ({ request }) => isOurs(request.url),
