@@ -50,5 +50,4 @@ export {
   type OperationSuccess,
   type SpecOperation,
   specOperations,
-  successOf,
 } from "./spec.js";

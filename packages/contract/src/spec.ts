@@ -63,6 +63,8 @@ export interface SpecOperation {
   /** The Operation Object. */
   operation: Record<string, unknown> & { operationId?: string };
   parameters: SpecParameter[];
+  /** Its success: the lowest documented 2xx status and that response's JSON content. */
+  success: OperationSuccess;
 }
 
 const httpMethods = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
@@ -76,7 +78,7 @@ export function specOperations(spec: OpenApiDocument): SpecOperation[] {
       if (!httpMethods.has(method) || typeof op !== "object" || op === null) continue;
       const operation = op as SpecOperation["operation"] & { parameters?: (SpecParameter & { $ref?: string })[] };
       const parameters = [...shared, ...(operation.parameters ?? [])].map((p) => deref(spec, p));
-      out.push({ path, method, operation, parameters });
+      out.push({ path, method, operation, parameters, success: successOf(spec, operation) });
     }
   }
   return out;
@@ -90,7 +92,7 @@ export interface OperationSuccess {
 }
 
 /** The success of an operation: its lowest 2xx (200 when it documents none) and its JSON body, if it has one. */
-export function successOf(spec: OpenApiDocument, operation: SpecOperation["operation"]): OperationSuccess {
+function successOf(spec: OpenApiDocument, operation: SpecOperation["operation"]): OperationSuccess {
   const responses = (operation.responses ?? {}) as Record<string, unknown>;
   const status = Object.keys(responses)
     .filter((code) => /^2\d\d$/.test(code))

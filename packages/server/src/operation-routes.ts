@@ -6,7 +6,7 @@
  * request's signal has fired (its deadline passed and was answered 504, or its client went away), the handler is
  * not called, and what it returns or throws after that is dropped.
  */
-import { ApiError, internalError, type OpenApiDocument, specOperations, successOf } from "@compute-api/contract";
+import { ApiError, internalError, type OpenApiDocument, specOperations } from "@compute-api/contract";
 import { secretBodies } from "@compute-api/rules";
 import type { Logger } from "@compute-api/runtime";
 import { type RequestHandler, Router } from "express";
@@ -39,10 +39,10 @@ export function operationRoutes<Principal>(
     );
   }
   const router = Router();
-  for (const { path, method, operation } of specOperations(spec)) {
+  for (const { path, method, operation, success } of specOperations(spec)) {
     const operationId = operation.operationId as OperationId;
     const handler = handlers[operationId] as unknown as (input: HandlerInput<OperationId, Principal>) => unknown;
-    const { status, media } = successOf(spec, operation);
+    const { status, media } = success;
     const noStore = secretBodies.has(operationId);
     const answer: RequestHandler = async (req, res, next) => {
       const signal = signalOf(req);

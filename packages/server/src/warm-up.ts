@@ -3,7 +3,7 @@
  * request of each operation, so one example request per operation is sent through it before the app takes traffic.
  */
 import type { Server } from "node:http";
-import { deref, type OpenApiDocument, parseQueryString, specOperations, successOf } from "@compute-api/contract";
+import { deref, type OpenApiDocument, parseQueryString, specOperations } from "@compute-api/contract";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import { fromValidatorError } from "./validator-errors.js";
 
@@ -38,9 +38,8 @@ function exampleRequests(spec: OpenApiDocument): WarmUpRequest[] {
     const ex = Object.values(content?.["application/json"]?.examples ?? {})[0];
     return ex ? deref<{ value?: unknown }>(spec, ex).value : undefined;
   };
-  for (const { path: template, method, operation, parameters } of specOperations(spec)) {
+  for (const { path: template, method, operation, parameters, success } of specOperations(spec)) {
     const { requestBody } = operation as { requestBody?: { content?: Content } };
-    const success = successOf(spec, operation);
     let path = template;
     const query = new URLSearchParams();
     for (const p of parameters as ((typeof parameters)[number] & { required?: boolean; schema?: unknown })[]) {

@@ -6,7 +6,7 @@
  * Free of Express and of Node built-ins: the Express app and the MSW handlers both answer with it.
  * @see https://docs.stoplight.io/docs/prism/
  */
-import { catalogueError, deref, type OpenApiDocument, specOperations, successOf } from "@compute-api/contract";
+import { catalogueError, deref, type OpenApiDocument, specOperations } from "@compute-api/contract";
 
 import { badPrefer, parsePrefer } from "./fault-rules.js";
 
@@ -30,8 +30,7 @@ export interface ExampleAnswer {
 export function exampleOperations(spec: OpenApiDocument, implemented: ReadonlySet<string>): ExampleOperation[] {
   return specOperations(spec)
     .filter(({ operation }) => !implemented.has(String(operation.operationId)))
-    .map(({ operation }) => {
-      const { status, media } = successOf(spec, operation);
+    .map(({ operation, success: { status, media } }) => {
       const examples = new Map<string, unknown>();
       for (const [name, example] of Object.entries(media?.examples ?? {})) {
         const value = deref(spec, example as { value?: unknown; $ref?: string }).value;
