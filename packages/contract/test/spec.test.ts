@@ -35,6 +35,7 @@ describe("specOperations", () => {
           { name: "id", in: "path" },
           { name: "q", in: "query" },
         ],
+        success: { status: 200, media: undefined },
       },
     ]);
   });
