@@ -123,7 +123,7 @@ describe.skipIf(skipWithoutPostgres())("the server when its PostgreSQL misbehave
   it("a cluster's row locked by another session: its PATCHes answer 503 at lock_timeout, searches are answered while they wait", async () => {
     // The PATCHes wait 10 s on the lock (their statements may run longer): decisively longer than the searches
     // take, however busy the machine.
-    const server = await start({ lockTimeoutMs: 10_000, statementTimeoutMs: 20_000 });
+    const server = await start({ lockTimeoutMs: 10_000, statementTimeoutMs: 60_000 });
     expect(await server.database.query("SHOW lock_timeout")).toEqual([{ lock_timeout: "10s" }]);
     const search = async () => {
       const begun = performance.now();
