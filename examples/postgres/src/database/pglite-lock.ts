@@ -30,7 +30,8 @@ export function lockPgliteDir(dir: string): () => void {
   try {
     return takePidLock(join(path, lockFileName));
   } catch (error) {
-    if (error instanceof PidLockHeld) throw new PgliteDirInUse(dir, error.pid ?? 0);
+    // A lock that names no process (emptied by hand, or a crash while it was made) is the runtime's own message.
+    if (error instanceof PidLockHeld && error.pid !== undefined) throw new PgliteDirInUse(dir, error.pid);
     throw error;
   }
 }
