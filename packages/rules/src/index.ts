@@ -5,7 +5,7 @@
  * The server kit, the stub, its MSW handlers, the conformance runner, the fixtures and a backend of your own use
  * the same ones.
  */
-export { apiKeyPrefix, hashApiKey, newApiKey, secretBodies } from "./api-keys.js";
+export { apiKeyPrefix, hashApiKey, newApiKey, redactKeys, secretBodies } from "./api-keys.js";
 export { type ClusterTotals, clusterTotals } from "./cluster-totals.js";
 export { compareCodePoints } from "./compare-code-points.js";
 export {

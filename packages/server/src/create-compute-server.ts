@@ -56,8 +56,9 @@ export interface ComputeServerOptions<Principal> {
   /** Errors answered 5xx on purpose (an injected fault), not logged as failures. */
   isExpectedError?: (error: unknown) => boolean;
   /**
-   * How long a request may take, from its arrival to its answer, in ms; then it is answered 504 and its handler's
-   * `signal` fires. Default 30 s, under the 60 s idle timeout of the usual load balancers.
+   * How long a request may take, from its arrival to its answer, in ms; then it is answered 504 (408, and its
+   * connection closed, when its body is still arriving) and its handler's `signal` fires. Default 30 s, under the
+   * 60 s idle timeout of the usual load balancers.
    */
   handlerTimeoutMs?: number;
   /**
@@ -142,7 +143,7 @@ export async function createComputeServer<Principal>(options: ComputeServerOptio
     // 0. The request's SERVER span (when tracing is on), the active span of everything after it.
     router.use(spans);
     // 1. One log line per request, first so that it times and sees every answer; its record stays in res.locals.
-    // Then its clock: past the handler timeout it is answered 504, and its signal fires.
+    // Then its clock: past the handler timeout it is answered 504 (408 while its body arrives), and its signal fires.
     router.use((req, res, next) => {
       res.locals.record = log(req, res);
       next();

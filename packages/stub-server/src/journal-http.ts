@@ -7,7 +7,7 @@
  */
 
 import { bearerToken, searchOf } from "@compute-api/contract";
-import { apiKeyPrefix } from "@compute-api/rules";
+import { redactKeys } from "@compute-api/rules";
 import type { RequestRecord } from "@compute-api/runtime";
 import type { Request, RequestHandler, Response } from "express";
 import type { Journal, JournalEntry } from "./journal.js";
@@ -25,25 +25,15 @@ export interface JournalRecorder {
   noteUser(req: Request, userId: string): void;
 }
 
-/** Anything in a text that has the form of a key of this service. */
-const keyForm = new RegExp(`${apiKeyPrefix}[A-Za-z0-9._~+/=-]*`, "g");
-
-/** A text with every key in it replaced: the caller's own, any of the form `cak_…`, or the whole text if it is a key. */
-function redactText(text: string, isKey: (text: string) => boolean, token: string | undefined): string {
+/** The whole text if it is a key, and the caller's own key in it; redactKeys replaces any of the form `cak_…` after. */
+function redactKnown(text: string, isKey: (text: string) => boolean, token: string | undefined): string {
   if (isKey(text)) return redacted;
-  const withoutToken = token !== undefined && token.length >= 8 ? text.split(token).join(redacted) : text;
-  return withoutToken.replace(keyForm, redacted);
+  return token !== undefined && token.length >= 8 ? text.split(token).join(redacted) : text;
 }
 
-/** Replaces every key in every string, at any depth. */
-function redact(value: unknown, isKey: (text: string) => boolean, token?: string): unknown {
-  if (typeof value === "string") return redactText(value, isKey, token);
-  if (Array.isArray(value)) return value.map((item) => redact(item, isKey, token));
-  if (value !== null && typeof value === "object")
-    return Object.fromEntries(
-      Object.entries(value).map(([name, item]) => [redactText(name, isKey, token), redact(item, isKey, token)]),
-    );
-  return value;
+/** Replaces every key in every string and property name, at any depth (the rules' redactKeys, as the recorder's). */
+function redact<T>(value: T, isKey: (text: string) => boolean, token?: string): T {
+  return redactKeys(value, (text) => redactKnown(text, isKey, token));
 }
 
 /** The query pairs as sent, a repeated name's values in order. */
@@ -109,7 +99,7 @@ export function journalEntry(
     time: answered.time,
     durationMs: answered.durationMs,
     method: answered.method,
-    path: redactText(answered.path, isKey, token),
+    path: redact(answered.path, isKey, token),
     query: redact(queryOf(answered.search), isKey, token) as Record<string, string | string[]>,
     headers,
     status: answered.status,
