@@ -1,11 +1,13 @@
 /**
  * @compute-api/runtime: what the commands of compute-api and the server kit share at run time — the request log and
- * logger (pino), the drain, the JSON body parser and reader, CORS, and the answers to what Node's HTTP parser
- * refuses. The command-line helpers are `@compute-api/runtime/cli`, tracing `@compute-api/runtime/tracing`.
+ * logger (pino), the drain, the JSON body parser and reader, CORS, the Host and Origin checks of an endpoint for this
+ * machine only, and the answers to what Node's HTTP parser refuses. The command-line helpers are
+ * `@compute-api/runtime/cli`, tracing `@compute-api/runtime/tracing`.
  */
 
 export { answerClientErrors } from "./client-errors.js";
 export { type CorsHandler, corsHandler, isPreflight } from "./cors.js";
 export { type Drainable, type DrainOptions, drainable, drainDefaults, onShutdownSignal } from "./drain.js";
+export { type HostOriginOptions, type HostOriginRefusal, hostOriginCheck, isLoopback } from "./host-origin.js";
 export { defaultMaxBodyBytes, type JsonBody, jsonBodyParser, jsonBodyReader } from "./json-body.js";
 export { createLogger, flushStdoutLog, type Logger, type RequestRecord, requestLogger } from "./logging.js";
