@@ -4,26 +4,17 @@
  */
 import { loadSpec } from "@compute-api/contract";
 import { checkFixtures } from "@compute-api/fixtures";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { adminEndpoints } from "../src/admin.js";
-import { json, reasons, startTestStub, type TestStub, validator, violations } from "./support/stub.js";
+import { json, reasons, stubPerTest, type TestStub, validator, violations } from "./support/stub.js";
 
 const spec = loadSpec();
-const started: TestStub[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((stub) => stub.close()));
-});
+const stub = stubPerTest();
 
-async function stub(options: Parameters<typeof startTestStub>[0] = {}): Promise<TestStub> {
-  const s = await startTestStub(options);
-  started.push(s);
-  return s;
-}
-
-/** An admin request; the token, when given, as a bearer token. */
+/** An admin request, JSON as every write must say; the token, when given, as a bearer token. */
 async function admin(s: TestStub, method: string, path: string, body?: unknown, token?: string) {
   const headers: Record<string, string> = {};
-  if (body !== undefined) headers["content-type"] = "application/json";
+  if (method !== "GET") headers["content-type"] = "application/json";
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   const response = await fetch(`${s.url}/__stub${path}`, {
     method,
