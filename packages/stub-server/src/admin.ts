@@ -18,11 +18,12 @@ import {
   unsupportedMediaType,
 } from "@compute-api/contract";
 import { jsonBodyReader } from "@compute-api/runtime";
+import { signalOf } from "@compute-api/server";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 import { filterOf } from "./admin-checks.js";
 import { changeFaults, faultSettingsOf } from "./admin-faults.js";
 import { type AdminGuardOptions, adminGuard } from "./admin-guard.js";
-import { stateRoutes } from "./admin-state.js";
+import { maxLoadGenerate, stateRoutes } from "./admin-state.js";
 import type { FaultOptions, Faults } from "./faults.js";
 import type { Journal } from "./journal.js";
 import type { Store } from "./store/store.js";
@@ -54,7 +55,7 @@ export const adminEndpoints = [
   [
     "POST",
     "/__stub/load",
-    'replace the state and make it what reset goes back to: {"data": {…}}, {"generate": N, "seed": S} or {"builtin": true}',
+    `replace the state and make it what reset goes back to: {"data": {…}}, {"generate": N, "seed": S} (N at most ${maxLoadGenerate}) or {"builtin": true}`,
   ],
   [
     "GET",
@@ -167,6 +168,8 @@ function dispatch(
       if (!handler) throw methodNotAllowed(req.method, Object.keys(methods).join(", "));
       await handler(req, res);
     } catch (error) {
+      // Answered already (504 at the deadline), or its client is gone: what the handler threw since is no answer.
+      if (signalOf(req).aborted) return;
       next(error);
     }
   };

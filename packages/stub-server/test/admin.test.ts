@@ -6,6 +6,7 @@ import { loadSpec } from "@compute-api/contract";
 import { checkFixtures } from "@compute-api/fixtures";
 import { describe, expect, it } from "vitest";
 import { adminEndpoints } from "../src/admin.js";
+import { maxLoadGenerate } from "../src/admin-state.js";
 import { json, reasons, stubPerTest, type TestStub, validator, violations } from "./support/stub.js";
 
 const spec = loadSpec();
@@ -189,6 +190,25 @@ describe("POST /__stub/load", () => {
       expect(reasons(refused.body)).toEqual(["INVALID_ARGUMENT"]);
     }
     expect((await admin(s, "GET", "/snapshot")).body.users).toHaveLength(1);
+  });
+});
+
+describe("the limit of a generated load", () => {
+  it(`refuses more than ${maxLoadGenerate} resources with a 400 naming the limit, and changes nothing`, async () => {
+    const s = await stub();
+    const before = (await admin(s, "GET", "/snapshot")).text;
+    for (const generate of [maxLoadGenerate + 1, 1_500_000, 10_000_000]) {
+      const refused = await admin(s, "POST", "/load", { generate, seed: 1 });
+      expect(refused.status, String(generate)).toBe(400);
+      expect(validator.validate("#/components/schemas/ErrorBody", refused.body)).toEqual([]);
+      expect(violations(refused.body)).toEqual([
+        expect.objectContaining({
+          field: "body.generate",
+          description: expect.stringContaining(`from 10 to ${maxLoadGenerate}`),
+        }),
+      ]);
+    }
+    expect((await admin(s, "GET", "/snapshot")).text).toBe(before);
   });
 });
 
