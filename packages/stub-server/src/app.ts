@@ -82,9 +82,10 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
   const faults = createFaults(options.faults ?? {}, { changeable: admin !== false });
   // The journal only where the admin API can read it; its recorder is the first of the API's middleware.
   const journal = admin === false ? undefined : new Journal(options.journalSize ?? defaultJournalSize);
+  const token = admin === false ? undefined : admin.token;
   const recorder =
     journal && journal.size > 0
-      ? journalRecorder(journal, (text) => store.authenticate(text) !== undefined)
+      ? journalRecorder(journal, (text) => store.authenticate(text) !== undefined, token)
       : undefined;
   const logger = options.logger ?? createLogger({ level: "silent" });
   const implemented = storeOperations(store);
@@ -95,7 +96,6 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
   }
   const corsOrigins = options.corsOrigins ?? ["*"];
   const guard = { loopback: admin === false || admin.loopback !== false, corsOrigins };
-  const token = admin === false ? undefined : admin.token;
   const server = await createComputeServer<User>({
     spec,
     logger,
