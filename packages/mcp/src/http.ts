@@ -14,7 +14,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { type Logger, requestLogger } from "@compute-api/runtime";
+import { hostOriginCheck, type Logger, requestLogger } from "@compute-api/runtime";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { createMcpServer } from "./server.js";
 import type { ToolRunner } from "./tool-runner.js";
@@ -34,21 +34,8 @@ export interface HttpOptions {
   allowedOrigins?: string[] | undefined;
 }
 
-const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
 /** Whether `host` (an address to listen on) is a loopback one. */
-export function isLoopback(host: string): boolean {
-  return loopbackHosts.has(host) || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-/** The host name of a Host header or an origin, lower-cased, IPv6 in brackets; undefined when malformed. */
-function hostnameOf(value: string): string | undefined {
-  try {
-    return new URL(value.includes("://") ? value : `http://${value}`).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
-}
+export { isLoopback } from "@compute-api/runtime";
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
@@ -63,23 +50,15 @@ export function createHttpHandler(options: HttpOptions): RequestListener {
   const { runner, logger, authToken, loopback, allowedOrigins = [] } = options;
   const expected = authToken === undefined ? undefined : digest(authToken);
   const log = requestLogger(logger);
-  const originAllowed = (origin: string) => {
-    if (allowedOrigins.includes("*") || allowedOrigins.includes(origin)) return true;
-    const host = hostnameOf(origin);
-    return loopback && host !== undefined && loopbackHosts.has(host);
-  };
+  const hostOrigin = hostOriginCheck({ loopback, allowedOrigins });
 
   async function serve(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? "").split("?")[0];
     if (path !== mcpPath) return refuse(res, 404, `not found: the MCP endpoint is ${mcpPath}`);
-    const host = hostnameOf(req.headers.host ?? "");
-    if (loopback && (host === undefined || !loopbackHosts.has(host))) {
+    const refused = hostOrigin(req.headers);
+    if (refused === "host")
       return refuse(res, 403, "Host not allowed: this server answers only requests for localhost");
-    }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !originAllowed(origin)) {
-      return refuse(res, 403, "Origin not allowed: add it with --allowed-origins");
-    }
+    if (refused === "origin") return refuse(res, 403, "Origin not allowed: add it with --allowed-origins");
     if (expected) {
       const match = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? "");
       if (!match?.[1] || !timingSafeEqual(digest(match[1]), expected)) {

@@ -1,7 +1,8 @@
 /** API key values: made with the service's prefix and 32 random bytes, kept as SHA-256 only. */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { apiKeyPrefix, hashApiKey, newApiKey, redactKeys } from "../src/api-keys.js";
+import { apiKeyPrefix, hashApiKey, newApiKey } from "../src/api-keys.js";
+import { redactKeys } from "../src/key-redaction.js";
 
 describe("hashApiKey", () => {
   it.each<[string, { given: string; want: string }]>([

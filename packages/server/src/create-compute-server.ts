@@ -49,6 +49,12 @@ export interface ComputeServerOptions<Principal> {
   spec?: OpenApiDocument;
   /** Routes of your own outside the spec (such as docs), served before validation. */
   routes?: Router;
+  /**
+   * Routes of your own outside the spec that no web page may use (an admin API): served before CORS, so that they
+   * never carry its headers and CORS answers none of their preflights; a browser then lets no page of another origin
+   * read their answers or send them anything but a "simple" request.
+   */
+  adminRoutes?: Router;
   /** Middleware of your own that runs before validation on every request the server routes. */
   beforeValidation?: RequestHandler[];
   /** Middleware of your own that runs after validation and authentication, before the handler. */
@@ -149,7 +155,9 @@ export async function createComputeServer<Principal>(options: ComputeServerOptio
       next();
     }, deadline);
     if (options.compress) router.use(compression());
-    // 2. CORS headers on every answer; preflight requests end here, before validation.
+    // 2. The implementer's routes that no page may use, then CORS headers on every other answer; preflight requests
+    // end here, before validation.
+    if (options.adminRoutes) router.use(options.adminRoutes);
     if (options.cors && options.cors.length > 0) router.use(corsHandler(options.cors, spec) as RequestHandler);
     // 3. Routes outside the spec: health and the spec, then the implementer's own.
     router.use(meta.router);

@@ -15,7 +15,10 @@ export const defaultHandlerTimeoutMs = 30_000;
 
 const signals = new WeakMap<Request, AbortSignal>();
 
-/** The signal of a request; an unaborted one for a request that never passed the deadline middleware. */
+/**
+ * The signal of a request: what handlers get, for routes of one's own (`routes`, `adminRoutes`) too; an unaborted
+ * one for a request that never passed the deadline middleware.
+ */
 export function signalOf(req: Request): AbortSignal {
   return signals.get(req) ?? new AbortController().signal;
 }

@@ -11,8 +11,11 @@ export function skipWithoutChromium(): boolean {
   return skipWithout(chromiumProgram);
 }
 
-/** Launches headless Chromium with the flags this machine needs (no sandbox as root, no background networking); fails with how to get it when absent. */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Launches headless Chromium with the flags this machine needs (no sandbox as root, no background networking) and
+ * `args` besides (such as `--host-resolver-rules`); fails with how to get it when absent.
+ */
+export function launchChromium(args: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: requireProgram(chromiumProgram),
     args: [
@@ -24,6 +27,7 @@ export function launchChromium(): Promise<Browser> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...args,
     ],
   });
 }
