@@ -8,15 +8,18 @@ import { apiKeyPrefix } from "./api-keys.js";
 /** What stands for a value that is not kept. */
 export const redacted = "[redacted]";
 
-/** A character as itself or percent-encoded (the pattern is matched ignoring case: `%5F` and `%5f`, `C` and `c`). */
-const spelled = (char: string) =>
-  `(?:${char.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|%${char.charCodeAt(0).toString(16).padStart(2, "0")})`;
+/** A character as a URL spells it percent-encoded: `%5F` (matched in either case). */
+const percentEncoded = (c: string) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
 
 /**
- * A key's form: the prefix, then what base64url and base64 hold (and `.`, `~`), each possibly percent-encoded. The
- * alternatives start differently (`%` or not), so the match never backtracks.
+ * A key's form: the prefix, each of its characters in either case or as the escape of either case (`cak%5F…`,
+ * `CAK_…`, `%63%41k%5f…`), then what base64url and base64 hold (and `.`, `~`), each possibly percent-encoded.
+ * The alternatives start differently (`%` or not), so the match never backtracks.
  */
-const keyForm = new RegExp(`${[...apiKeyPrefix].map(spelled).join("")}(?:[A-Za-z0-9._~+/=-]|%[0-9A-Fa-f]{2})*`, "gi");
+const prefixForm = [...apiKeyPrefix]
+  .map((c) => `(?:${c}|${[...new Set([c.toLowerCase(), c.toUpperCase()].map(percentEncoded))].join("|")})`)
+  .join("");
+const keyForm = new RegExp(`${prefixForm}(?:[A-Za-z0-9._~+/=-]|%[0-9a-f]{2})*`, "gi");
 
 /**
  * A value with everything of a key's form in it replaced by `[redacted]`, at any depth: a string, and in an array or
