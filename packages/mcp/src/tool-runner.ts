@@ -1,5 +1,5 @@
 /**
- * Runs the generated tools: arguments checked by the compiled contract, the call made with @compute-api/client
+ * Runs the generated tools: arguments checked against each tool's inputSchema and by the compiled contract, the call made with @compute-api/client
  * (so it works against the service, the stub, the Postgres example or anything behind the gateway), and every
  * outcome a tool result. Built once per process; the MCP servers of every session share it.
  */
@@ -8,6 +8,7 @@ import { type Contract, compileContract } from "@compute-api/contract";
 import type { Logger } from "@compute-api/runtime";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { GeneratedTool } from "./derive-tools.js";
+import { compileInputSchemas } from "./input-schemas.js";
 import { checkArguments } from "./tool-arguments.js";
 import { apiErrorResult, refusedArguments, successResult, unreachableResult } from "./tool-results.js";
 import { generatedTools } from "./tools.js";
@@ -61,6 +62,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
   const request = client.request.bind(client) as unknown as LooseRequest;
   const contract = options.contract ?? compileContract();
   const byName = new Map<string, GeneratedTool>(generatedTools().tools.map((t) => [t.tool.name, t]));
+  const inputChecks = compileInputSchemas(contract.spec, [...byName.values()]);
   // Defence in depth: no text leaves with the configured key in it, whatever a dependency put in a message.
   const redact = (result: CallToolResult): CallToolResult =>
     apiKey && result.isError
@@ -73,7 +75,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       : result;
 
   async function run(generated: GeneratedTool, args: Record<string, unknown>, signal?: AbortSignal) {
-    const checked = checkArguments(contract, generated, args);
+    const checked = checkArguments(contract, generated, inputChecks.get(generated.tool.name)!, args);
     if ("violations" in checked) return { result: refusedArguments(generated, checked.violations) };
     const { path, query, body } = checked.request;
     const { method } = generated.operation;
