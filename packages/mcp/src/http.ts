@@ -9,6 +9,7 @@
  * 3. The client's token, when one is configured (`--auth-token`): `Authorization: Bearer <token>`, compared in
  *    constant time; 401 with `WWW-Authenticate: Bearer` otherwise. This token is for compute-mcp only and is never
  *    sent on: the compute service is called with the key compute-mcp was started with (no token passthrough).
+ * 4. One JSON-RPC message per POST: a batch is answered with an invalid-request error (`http-message.ts`).
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices
  */
@@ -16,6 +17,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { type Logger, requestLogger } from "@compute-api/runtime";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { readMessage, rpcCodes, rpcError } from "./http-message.js";
 import { createMcpServer } from "./server.js";
 import type { ToolRunner } from "./tool-runner.js";
 
@@ -54,8 +56,7 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
 
 /** A JSON-RPC error body, as the SDK answers transport-level refusals. */
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+  rpcError(res, status, rpcCodes.server, message, headers);
 }
 
 /** The request listener of the HTTP transport. */
@@ -91,6 +92,12 @@ export function createHttpHandler(options: HttpOptions): RequestListener {
     // Stateless: no stream for a GET and no session to end with a DELETE.
     if (req.method !== "POST")
       return refuse(res, 405, "method not allowed: send JSON-RPC with POST", { allow: "POST" });
+    // One message per POST: a batch is refused before any of its calls runs.
+    const posted = await readMessage(req, res);
+    if ("refused" in posted) {
+      const { status, code, message } = posted.refused;
+      return rpcError(res, status, code, message);
+    }
     const server = createMcpServer(runner);
     // No sessionIdGenerator: stateless. JSON answers: a tool call sends no notification before its result.
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
@@ -99,7 +106,7 @@ export function createHttpHandler(options: HttpOptions): RequestListener {
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, "message" in posted ? posted.message : undefined);
   }
 
   return (req, res) => {

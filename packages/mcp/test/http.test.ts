@@ -77,6 +77,43 @@ describe("compute-mcp --http", () => {
     expect(local.status).toBe(200);
   });
 
+  // Protocol 2025-11-25 has no batches; one accepted POST of 100 tools/call made 100 calls to the service.
+  it("refuses a JSON-RPC batch with an invalid-request error, and calls nothing", async () => {
+    await stub.clearRequests();
+    const auth = { authorization: `Bearer ${token}`, host, "mcp-protocol-version": "2025-11-25" };
+    const call = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "searchResources", arguments: { query: "train" } },
+    });
+    const batch = JSON.stringify(Array.from({ length: 20 }, (_, i) => call(i + 1)));
+    const res = await send(server.url, "POST", { ...mcp, ...auth }, batch);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: expect.stringMatching(/^Invalid Request: JSON-RPC batches are not supported/) },
+    });
+    const single = await send(server.url, "POST", { ...mcp, ...auth }, JSON.stringify([call(1)]));
+    expect(single.status).toBe(400);
+    expect(await stub.requests()).toEqual([]);
+    // One message per POST still works.
+    const one = await send(server.url, "POST", { ...mcp, ...auth }, JSON.stringify(call(1)));
+    expect(JSON.parse(one.body)).toMatchObject({
+      id: 1,
+      result: { structuredContent: { results: expect.any(Array) } },
+    });
+    expect(await stub.requests()).toHaveLength(1);
+  });
+
+  it("answers a body that is not JSON with a JSON-RPC parse error", async () => {
+    const auth = { authorization: `Bearer ${token}`, host };
+    const res = await send(server.url, "POST", { ...mcp, ...auth }, "{not json");
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+  });
+
   it("takes only POST at /mcp", async () => {
     const auth = { authorization: `Bearer ${token}`, host };
     expect((await send(server.url, "GET", { ...auth, accept: "text/event-stream" })).status).toBe(405);
