@@ -10,6 +10,8 @@
  *    constant time; 401 with `WWW-Authenticate: Bearer` otherwise. This token is for compute-mcp only and is never
  *    sent on: the compute service is called with the key compute-mcp was started with (no token passthrough).
  * 4. One JSON-RPC message per POST: a batch is answered with an invalid-request error (`http-message.ts`).
+ *
+ * A `notifications/cancelled` aborts the tool call it names, which another POST runs (`http-cancel.ts`).
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices
  */
@@ -17,6 +19,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { type Logger, requestLogger } from "@compute-api/runtime";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { inFlightCalls } from "./http-cancel.js";
 import { readMessage, rpcCodes, rpcError } from "./http-message.js";
 import { createMcpServer } from "./server.js";
 import type { ToolRunner } from "./tool-runner.js";
@@ -64,6 +67,7 @@ export function createHttpHandler(options: HttpOptions): RequestListener {
   const { runner, logger, authToken, loopback, allowedOrigins = [] } = options;
   const expected = authToken === undefined ? undefined : digest(authToken);
   const log = requestLogger(logger);
+  const calls = inFlightCalls();
   const originAllowed = (origin: string) => {
     if (allowedOrigins.includes("*") || allowedOrigins.includes(origin)) return true;
     const host = hostnameOf(origin);
@@ -98,15 +102,18 @@ export function createHttpHandler(options: HttpOptions): RequestListener {
       const { status, code, message } = posted.refused;
       return rpcError(res, status, code, message);
     }
-    const server = createMcpServer(runner);
+    const message = "message" in posted ? posted.message : undefined;
+    const followed = calls.follow(req, res, message);
+    const server = createMcpServer(runner, { signal: followed.signal });
     // No sessionIdGenerator: stateless. JSON answers: a tool call sends no notification before its result.
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     res.on("close", () => {
+      followed.release();
       void transport.close();
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, "message" in posted ? posted.message : undefined);
+    await transport.handleRequest(req, res, message);
   }
 
   return (req, res) => {

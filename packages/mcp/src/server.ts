@@ -20,8 +20,28 @@ function instructionsOf(runner: ToolRunner): string {
   );
 }
 
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  /**
+   * Aborts this server's tool calls besides the protocol's own cancellation: the HTTP transport's, whose
+   * `notifications/cancelled` reaches a stateless server in another request (`http-cancel.ts`).
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** The call's signal, aborted by the protocol's or by `other`; not AbortSignal.any, whose sources Node 20 holds weakly. */
+function eitherSignal(own: AbortSignal, other: AbortSignal | undefined): AbortSignal {
+  if (!other) return own;
+  const controller = new AbortController();
+  for (const signal of [own, other]) {
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+  }
+  return controller.signal;
+}
+
 /** A new MCP server (one per connection or HTTP request) over the shared runner. */
-export function createMcpServer(runner: ToolRunner): Server {
+export function createMcpServer(runner: ToolRunner, options: McpServerOptions = {}): Server {
   const server = new Server(
     { name: "compute-mcp", title: "Compute service", version },
     { capabilities: { tools: { listChanged: false } }, instructions: instructionsOf(runner) },
@@ -33,7 +53,7 @@ export function createMcpServer(runner: ToolRunner): Server {
       // The protocol's answer to a tool that does not exist; anything a tool does is a result instead.
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list names the tools`);
     }
-    return runner.call(name, args, extra.signal);
+    return runner.call(name, args, eitherSignal(extra.signal, options.signal));
   });
   return server;
 }
