@@ -5,7 +5,7 @@
  *
  * 1. Host: on a loopback address only `localhost`, `127.0.0.1` and `[::1]` (DNS rebinding); 403 otherwise.
  * 2. Origin, when sent (browsers send it): a loopback origin on a loopback address, or one of `--cors-origins`;
- *    403 otherwise.
+ *    403 otherwise. An allowed origin gets CORS headers, and its preflight is answered here (`http-cors.ts`).
  * 3. The client's token, when one is configured (`--auth-token`): `Authorization: Bearer <token>`, compared in
  *    constant time; 401 with `WWW-Authenticate: Bearer` otherwise. This token is for compute-mcp only and is never
  *    sent on: the compute service is called with the key compute-mcp was started with (no token passthrough).
@@ -20,6 +20,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import { type Logger, requestLogger } from "@compute-api/runtime";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { inFlightCalls } from "./http-cancel.js";
+import { answerCors } from "./http-cors.js";
 import { readMessage, rpcCodes, rpcError } from "./http-message.js";
 import { createMcpServer } from "./server.js";
 import type { ToolRunner } from "./tool-runner.js";
@@ -83,8 +84,10 @@ export function createHttpHandler(options: HttpOptions): RequestListener {
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !originAllowed(origin)) {
-      return refuse(res, 403, "Origin not allowed: add it with --allowed-origins");
+      return refuse(res, 403, "Origin not allowed: add it with --cors-origins");
     }
+    // A browser's request from an allowed origin: its CORS headers, and its preflight answered before the token.
+    if (origin !== undefined && answerCors(req, res)) return;
     if (expected) {
       const match = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? "");
       if (!match?.[1] || !timingSafeEqual(digest(match[1]), expected)) {

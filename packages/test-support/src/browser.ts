@@ -11,8 +11,12 @@ export function skipWithoutChromium(): boolean {
   return skipWithout(chromiumProgram);
 }
 
-/** Launches headless Chromium with the flags this machine needs (no sandbox as root, no background networking); fails with how to get it when absent. */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Launches headless Chromium with the flags this machine needs (no sandbox as root, no background networking) and
+ * `extraArgs` (such as `--host-resolver-rules=MAP *.example 127.0.0.1`, for a page of another origin served on
+ * loopback); fails with how to get it when absent.
+ */
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: requireProgram(chromiumProgram),
     args: [
@@ -24,6 +28,7 @@ export function launchChromium(): Promise<Browser> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...extraArgs,
     ],
   });
 }
