@@ -27,6 +27,10 @@ export interface ToolRunnerOptions {
   timeoutMs?: number;
   /** The compiled contract; default the spec of @compute-api/spec's. */
   contract?: Contract;
+  /** The names of the tools to serve (default every tool); an unknown one is refused here. */
+  tools?: readonly string[] | undefined;
+  /** Serve only the tools annotated read-only (`readOnlyHint`). */
+  readOnly?: boolean | undefined;
 }
 
 /** The tools and how to call them. */
@@ -49,6 +53,16 @@ type LooseRequest = (
   },
 ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
+/** The generated tools that `tools` and `readOnly` choose, in their order; an unknown name is a TypeError. */
+function selectedTools({ tools, readOnly }: Pick<ToolRunnerOptions, "tools" | "readOnly">): GeneratedTool[] {
+  const all = generatedTools().tools;
+  const unknown = (tools ?? []).filter((name) => !all.some((t) => t.tool.name === name));
+  if (unknown.length > 0) throw new TypeError(`compute-mcp: unknown tool ${unknown.join(", ")}`);
+  return all.filter(
+    ({ tool }) => (tools === undefined || tools.includes(tool.name)) && (!readOnly || tool.annotations.readOnlyHint),
+  );
+}
+
 /** Builds the runner; a bad base URL or a missing key is refused here (a TypeError that says which). */
 export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
   const { apiKey, logger } = options;
@@ -61,7 +75,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
   // The operations are the spec's, so the generic form of openapi-fetch's request() is enough here.
   const request = client.request.bind(client) as unknown as LooseRequest;
   const contract = options.contract ?? compileContract();
-  const byName = new Map<string, GeneratedTool>(generatedTools().tools.map((t) => [t.tool.name, t]));
+  const byName = new Map<string, GeneratedTool>(selectedTools(options).map((t) => [t.tool.name, t]));
   const inputChecks = compileInputSchemas(contract.spec, [...byName.values()]);
   // Defence in depth: no text leaves with the configured key in it, whatever a dependency put in a message.
   const redact = (result: CallToolResult): CallToolResult =>

@@ -39,11 +39,16 @@ export interface Connected {
 const clientInfo = { name: "compute-mcp-tests", version: "1.0.0" };
 
 /** Starts compute-mcp over stdio, as an agent host does, and connects the SDK's client to it. */
-export async function connectStdio(baseUrl: string, apiKey: string, args: string[] = []): Promise<Connected> {
+export async function connectStdio(
+  baseUrl: string,
+  apiKey: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...nodeArgs, "--base-url", baseUrl, ...args],
-    env: { PATH: process.env.PATH ?? "", COMPUTE_API_KEY: apiKey, LOG_LEVEL: "info" },
+    env: { PATH: process.env.PATH ?? "", COMPUTE_API_KEY: apiKey, LOG_LEVEL: "info", ...env },
     stderr: "pipe",
   });
   let stderr = "";
