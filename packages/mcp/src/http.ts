@@ -27,6 +27,8 @@ import type { ToolRunner } from "./tool-runner.js";
 
 /** The path of the MCP endpoint. */
 export const mcpPath = "/mcp";
+/** The path of the health check: 200 while compute-mcp is up, without a token (after the Host and Origin checks). */
+export const healthPath = "/healthz";
 
 /** Options of {@link createHttpHandler}. */
 export interface HttpOptions {
@@ -77,7 +79,9 @@ export function createHttpHandler(options: HttpOptions): RequestListener {
 
   async function serve(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? "").split("?")[0];
-    if (path !== mcpPath) return refuse(res, 404, `not found: the MCP endpoint is ${mcpPath}`);
+    if (path !== mcpPath && path !== healthPath) {
+      return refuse(res, 404, `not found: the MCP endpoint is ${mcpPath}`);
+    }
     const host = hostnameOf(req.headers.host ?? "");
     if (loopback && (host === undefined || !loopbackHosts.has(host))) {
       return refuse(res, 403, "Host not allowed: this server answers only requests for localhost");
@@ -85,6 +89,13 @@ export function createHttpHandler(options: HttpOptions): RequestListener {
     const origin = req.headers.origin;
     if (origin !== undefined && !originAllowed(origin)) {
       return refuse(res, 403, "Origin not allowed: add it with --cors-origins");
+    }
+    // A probe (a container's, Kubernetes') sends no token: it learns only that compute-mcp is up.
+    if (path === healthPath) {
+      if (req.method !== "GET" && req.method !== "HEAD")
+        return refuse(res, 405, "method not allowed", { allow: "GET" });
+      res.writeHead(200, { "content-type": "application/json" });
+      return void res.end(req.method === "GET" ? '{"status":"ok"}' : undefined);
     }
     // A browser's request from an allowed origin: its CORS headers, and its preflight answered before the token.
     if (origin !== undefined && answerCors(req, res)) return;
