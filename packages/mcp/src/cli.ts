@@ -21,8 +21,9 @@ import {
   unprefixed,
   usageError,
 } from "@compute-api/runtime/cli";
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { isLoopback } from "./http.js";
+import { generatedTools } from "./tools.js";
 
 /** What the command line and the environment decide. */
 export interface CliConfig {
@@ -35,6 +36,10 @@ export interface CliConfig {
   /** --auth-token: what HTTP clients must send as `Authorization: Bearer …`. */
   authToken: string | undefined;
   corsOrigins: string[] | undefined;
+  /** --tools: the names of the tools to serve; undefined: every tool. */
+  tools: string[] | undefined;
+  /** --read-only: only the tools annotated read-only. */
+  readOnly: boolean;
   timeoutMs: number;
   logLevel: string;
   shutdownGraceMs: number;
@@ -47,13 +52,28 @@ const epilogue = {
     "COMPUTE_API_KEY=cak_… compute-mcp --base-url http://127.0.0.1:4010      # stdio, as an agent host starts it",
     "COMPUTE_API_KEY=cak_… compute-mcp --base-url https://api.example.com --http   # Streamable HTTP on http://127.0.0.1:4030/mcp",
     "COMPUTE_API_KEY=cak_… COMPUTE_MCP_AUTH_TOKEN=$(openssl rand -hex 32) compute-mcp --base-url http://127.0.0.1:8080 --http --host 0.0.0.0",
+    "COMPUTE_API_KEY=cak_… compute-mcp --base-url http://127.0.0.1:4010 --read-only   # the search only",
   ],
   exitStatus: {
     0: "stdin closed (stdio), or SIGINT or SIGTERM after draining (--http); or --help, --version",
     1: "it could not start (the port is taken)",
-    2: "a flag or variable is invalid: no --base-url, no --api-key, or --http on a non-loopback host without --auth-token",
+    2: "a flag or variable is invalid: no --base-url, no --api-key, an unknown tool in --tools, no tool left, or --http on a non-loopback host without --auth-token",
   },
 };
+
+/** Names of `--tools`, comma-separated or repeated; an unknown one is refused, naming it and the tools there are. */
+function toolNames(value: string, previous: string[] | undefined): string[] {
+  const known = generatedTools().tools.map((t) => t.tool.name);
+  const names = value
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of names) {
+    if (!known.includes(name))
+      throw new InvalidArgumentError(`unknown tool '${name}'; the tools are ${known.join(", ")}.`);
+  }
+  return [...(previous ?? []), ...names];
+}
 
 /** The commander program, writing to `io`; exits through CommanderError instead of process.exit. */
 export function createProgram(io: CliIo = processIo): Command {
@@ -97,6 +117,13 @@ export function createProgram(io: CliIo = processIo): Command {
       ),
     )
     .addOption(
+      defaultText(
+        new Option("--tools <names>", "the tools to serve, comma-separated or repeated").argParser(toolNames),
+        "every tool",
+      ),
+    )
+    .addOption(new Option("--read-only", "serve only the tools annotated read-only (readOnlyHint)"))
+    .addOption(
       new Option("--timeout-ms <n>", "time one tool call may take, retries included")
         .default(30_000)
         .argParser(integerFlag(1)),
@@ -132,6 +159,8 @@ export function parseCommandLine(args: string[], io: CliIo = processIo): CliConf
     host: string;
     authToken?: string;
     corsOrigins?: string[];
+    tools?: string[];
+    readOnly?: boolean;
     timeoutMs: number;
     logLevel: string;
     shutdownGrace: number;
@@ -140,6 +169,14 @@ export function parseCommandLine(args: string[], io: CliIo = processIo): CliConf
   const authToken = o.authToken || undefined;
   if (o.http && !authToken && !isLoopback(o.host))
     usageError(program, `--host ${o.host} is not a loopback address: give --auth-token, which clients must then send`);
+  const readOnly = o.readOnly === true;
+  if (readOnly && o.tools) {
+    const readOnlyTools = generatedTools()
+      .tools.filter((t) => t.tool.annotations.readOnlyHint)
+      .map((t) => t.tool.name);
+    if (!o.tools.some((name) => readOnlyTools.includes(name)))
+      usageError(program, `no tool left: --read-only leaves out ${o.tools.join(", ")}`);
+  }
   return {
     baseUrl: o.baseUrl,
     apiKey: o.apiKey,
@@ -148,6 +185,8 @@ export function parseCommandLine(args: string[], io: CliIo = processIo): CliConf
     host: o.host,
     authToken,
     corsOrigins: o.corsOrigins,
+    tools: o.tools,
+    readOnly,
     timeoutMs: o.timeoutMs,
     logLevel: o.logLevel,
     shutdownGraceMs: o.shutdownGrace,

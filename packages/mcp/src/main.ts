@@ -16,7 +16,14 @@ export async function main(args: string[]): Promise<void> {
   const logger = createLogger({ level: config.logLevel, destination: process.stderr });
   let runner: ToolRunner;
   try {
-    runner = createToolRunner({ baseUrl: config.baseUrl, apiKey: config.apiKey, timeoutMs: config.timeoutMs, logger });
+    runner = createToolRunner({
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey,
+      timeoutMs: config.timeoutMs,
+      logger,
+      tools: config.tools,
+      readOnly: config.readOnly,
+    });
   } catch (error) {
     // The client's checks of the base URL: a TypeError that says what to give (it never quotes the key).
     process.stderr.write(`compute-mcp: error: ${(error as Error).message}\n`);

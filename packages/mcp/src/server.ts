@@ -6,6 +6,7 @@
 import { packageVersion } from "@compute-api/runtime/cli";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { anySignal } from "./signals.js";
 import type { ToolRunner } from "./tool-runner.js";
 
 const version = packageVersion(import.meta.url);
@@ -20,8 +21,17 @@ function instructionsOf(runner: ToolRunner): string {
   );
 }
 
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  /**
+   * Aborts this server's tool calls besides the protocol's own cancellation: the HTTP transport's, whose
+   * `notifications/cancelled` reaches a stateless server in another request (`http-cancel.ts`).
+   */
+  signal?: AbortSignal | undefined;
+}
+
 /** A new MCP server (one per connection or HTTP request) over the shared runner. */
-export function createMcpServer(runner: ToolRunner): Server {
+export function createMcpServer(runner: ToolRunner, options: McpServerOptions = {}): Server {
   const server = new Server(
     { name: "compute-mcp", title: "Compute service", version },
     { capabilities: { tools: { listChanged: false } }, instructions: instructionsOf(runner) },
@@ -33,7 +43,7 @@ export function createMcpServer(runner: ToolRunner): Server {
       // The protocol's answer to a tool that does not exist; anything a tool does is a result instead.
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list names the tools`);
     }
-    return runner.call(name, args, extra.signal);
+    return runner.call(name, args, anySignal(extra.signal, options.signal));
   });
   return server;
 }

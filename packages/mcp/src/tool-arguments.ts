@@ -1,10 +1,12 @@
 /**
- * A tool's flat arguments as the HTTP request they stand for, checked by the compiled contract of
- * @compute-api/contract (the gateway's validator) before anything is sent: the same rules, the same field names
+ * A tool's flat arguments as the HTTP request they stand for, checked before anything is sent: first against the
+ * tool's own inputSchema as listed (their JSON types included), then as the request they make by the compiled
+ * contract of @compute-api/contract (the gateway's validator): the same rules, the same field names
  * (`volumeIds[2]`, `priceHr.value`, `query`) as the service's own 400 answer.
  */
 import type { Contract, FieldViolation } from "@compute-api/contract";
 import type { GeneratedTool } from "./derive-tools.js";
+import type { InputCheck } from "./input-schemas.js";
 
 /** The parts of the request a tool call makes. */
 export interface ToolRequest {
@@ -20,32 +22,20 @@ export type CheckedArguments = { request: ToolRequest } | { violations: FieldVio
 // The contract checks the API key's presence too; the real key is the client's to send, never the checker's.
 const checkHeaders = { authorization: "Bearer argument-check" };
 
-/** Splits and checks the arguments of a call to `tool`. */
+/**
+ * Checks the arguments of a call to `tool` against its listed inputSchema (`inputCheck`), then splits them into the
+ * request they stand for and checks that with the contract.
+ */
 export function checkArguments(
   contract: Contract,
-  { tool, operation }: GeneratedTool,
+  { operation }: GeneratedTool,
+  inputCheck: InputCheck,
   args: Record<string, unknown>,
 ): CheckedArguments {
-  const known = Object.keys(tool.inputSchema.properties as Record<string, unknown>);
-  const violations: FieldViolation[] = [];
-  for (const name of Object.keys(args)) {
-    if (!known.includes(name)) {
-      violations.push({
-        field: name,
-        description: `unknown argument; ${tool.name} takes ${known.join(", ")}`,
-        reason: "additionalProperties",
-      });
-    }
-  }
-  const path: Record<string, string> = {};
-  for (const name of operation.pathParameters) {
-    const value = args[name];
-    if (value === undefined) violations.push({ field: name, description: "is required", reason: "required" });
-    else if (typeof value !== "string") violations.push({ field: name, description: "must be string", reason: "type" });
-    else path[name] = value;
-  }
+  const violations = inputCheck(args);
   if (violations.length > 0) return { violations };
-
+  // The inputSchema holds every path parameter as a required string.
+  const path = Object.fromEntries(operation.pathParameters.map((name) => [name, String(args[name])]));
   const query: Record<string, string> = {};
   for (const name of operation.queryParameters) {
     if (args[name] !== undefined) query[name] = String(args[name]);

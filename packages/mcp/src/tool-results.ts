@@ -6,7 +6,7 @@
  */
 import type { FieldViolation } from "@compute-api/contract";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { GeneratedTool } from "./derive-tools.js";
+import type { GeneratedTool, McpTool } from "./derive-tools.js";
 
 /** A result whose text is that of an error. */
 function errorResult(lines: string[]): CallToolResult {
@@ -50,18 +50,40 @@ const advice: Record<number, string> = {
   413: "The request is too large; send less.",
   415: "The service refused the request's media type; report this to the maintainers of compute-mcp.",
   429: "Too many requests for this key.",
-  500: "The service failed. The request may be retried later; a change (PATCH, POST) may or may not have been applied, so search before repeating it.",
-  502: "The gateway in front of the service got no valid answer from it; retry later.",
+  500: "The service failed.",
+  502: "The gateway in front of the service got no valid answer from it.",
   503: "The service is unavailable for now.",
-  504: "The service did not answer in time; a change may or may not have been applied, so search before repeating it.",
+  504: "The service did not answer in time.",
 };
 
-/** An error body of the API (ErrorBody) and the response it came with, as an error result. */
-export function apiErrorResult(toolName: string, status: number, body: unknown, headers: Headers): CallToolResult {
+/**
+ * What calling the tool again would do, after a failure that may have happened after the service acted (a 5xx, or
+ * no answer): by its annotations. Only a tool that is neither read-only nor idempotent may have made a change that
+ * a repeat would make twice.
+ */
+function repeatAdvice({ annotations }: McpTool): string {
+  if (annotations.readOnlyHint) return "Nothing was changed (this tool only reads); call it again later.";
+  if (annotations.idempotentHint) {
+    return "Calling it again with the same arguments is safe: it sets the same values whether or not this call was applied.";
+  }
+  return "A change may or may not have been applied, so search before repeating it.";
+}
+
+/**
+ * An error body of the API (ErrorBody) and the response it came with, as an error result; `attempts` says how many
+ * calls compute-mcp made (retries of a 429 or 503, tool-retry.ts).
+ */
+export function apiErrorResult(
+  tool: McpTool,
+  status: number,
+  body: unknown,
+  headers: Headers,
+  attempts = 1,
+): CallToolResult {
   const error = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
   const message = typeof error.message === "string" ? error.message : `HTTP ${status} without an error body`;
   const details = Array.isArray(error.details) ? (error.details as Record<string, unknown>[]) : [];
-  const lines = [`${toolName} failed: ${status} ${message}`];
+  const lines = [`${tool.name} failed: ${status} ${message}${attempts > 1 ? ` (after ${attempts} attempts)` : ""}`];
   for (const detail of details) {
     const type = String(detail["@type"] ?? "");
     if (type.endsWith("google.rpc.ErrorInfo") && typeof detail.reason === "string") {
@@ -74,13 +96,14 @@ export function apiErrorResult(toolName: string, status: number, body: unknown, 
     }
   }
   lines.push(advice[status] ?? (status >= 500 ? advice[500]! : "The service refused the request."));
+  if (status >= 500) lines.push(repeatAdvice(tool));
   const retry = retryAfterSeconds(headers, details);
   if (retry !== undefined) lines.push(`Retry after ${retry} s (the service's Retry-After), not sooner.`);
   return errorResult(lines);
 }
 
 /** The wait the service asks for: the Retry-After header (seconds), else a RetryInfo detail's `retryDelay`. */
-function retryAfterSeconds(headers: Headers, details: Record<string, unknown>[]): number | undefined {
+export function retryAfterSeconds(headers: Headers, details: Record<string, unknown>[]): number | undefined {
   const header = headers.get("retry-after");
   if (header && /^\d+$/.test(header.trim())) return Number(header);
   for (const detail of details) {
@@ -90,12 +113,9 @@ function retryAfterSeconds(headers: Headers, details: Record<string, unknown>[])
   return undefined;
 }
 
-/** No answer from the service at all (refused connection, timeout). */
-export function unreachableResult(toolName: string, what: string): CallToolResult {
-  return errorResult([
-    `${toolName} failed: ${what}`,
-    "Nothing was answered, so a change may or may not have been applied; retry later, and search before repeating a change.",
-  ]);
+/** No answer from the service at all (refused connection, timeout, cancellation). */
+export function unreachableResult(tool: McpTool, what: string): CallToolResult {
+  return errorResult([`${tool.name} failed: ${what}`, "Nothing was answered.", repeatAdvice(tool)]);
 }
 
 /** A success: the body as structured content, with a short text form and the JSON; a bodiless one (204) in words. */

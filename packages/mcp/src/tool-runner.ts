@@ -1,5 +1,5 @@
 /**
- * Runs the generated tools: arguments checked by the compiled contract, the call made with @compute-api/client
+ * Runs the generated tools: arguments checked against each tool's inputSchema and by the compiled contract, the call made with @compute-api/client
  * (so it works against the service, the stub, the Postgres example or anything behind the gateway), and every
  * outcome a tool result. Built once per process; the MCP servers of every session share it.
  */
@@ -8,8 +8,11 @@ import { type Contract, compileContract } from "@compute-api/contract";
 import type { Logger } from "@compute-api/runtime";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { GeneratedTool } from "./derive-tools.js";
+import { compileInputSchemas } from "./input-schemas.js";
+import { anySignal } from "./signals.js";
 import { checkArguments } from "./tool-arguments.js";
 import { apiErrorResult, refusedArguments, successResult, unreachableResult } from "./tool-results.js";
+import { sendWithRetries } from "./tool-retry.js";
 import { generatedTools } from "./tools.js";
 
 /** Options of {@link createToolRunner}. */
@@ -22,10 +25,14 @@ export interface ToolRunnerOptions {
   logger?: Logger;
   /** The fetch the client uses (default the global one). */
   fetch?: (input: Request) => Promise<Response>;
-  /** Time one call may take, the client's retries of a GET included (default 30 000 ms). */
+  /** Time one call may take, its retries and their waits included (default 30 000 ms). */
   timeoutMs?: number;
   /** The compiled contract; default the spec of @compute-api/spec's. */
   contract?: Contract;
+  /** The names of the tools to serve (default every tool); an unknown one is refused here. */
+  tools?: readonly string[] | undefined;
+  /** Serve only the tools annotated read-only (`readOnlyHint`). */
+  readOnly?: boolean | undefined;
 }
 
 /** The tools and how to call them. */
@@ -48,19 +55,33 @@ type LooseRequest = (
   },
 ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
+/** The generated tools that `tools` and `readOnly` choose, in their order; an unknown name is a TypeError. */
+function selectedTools({ tools, readOnly }: Pick<ToolRunnerOptions, "tools" | "readOnly">): GeneratedTool[] {
+  const all = generatedTools().tools;
+  const unknown = (tools ?? []).filter((name) => !all.some((t) => t.tool.name === name));
+  if (unknown.length > 0) throw new TypeError(`compute-mcp: unknown tool ${unknown.join(", ")}`);
+  return all.filter(
+    ({ tool }) => (tools === undefined || tools.includes(tool.name)) && (!readOnly || tool.annotations.readOnlyHint),
+  );
+}
+
 /** Builds the runner; a bad base URL or a missing key is refused here (a TypeError that says which). */
 export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
   const { apiKey, logger } = options;
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const client = createComputeClient({
     baseUrl: options.baseUrl,
     apiKey,
     ...(options.fetch && { fetch: options.fetch }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    timeoutMs,
+    // The tools' retries follow their annotations (tool-retry.ts), the client's would retry only a GET.
+    retry: false,
   });
   // The operations are the spec's, so the generic form of openapi-fetch's request() is enough here.
   const request = client.request.bind(client) as unknown as LooseRequest;
   const contract = options.contract ?? compileContract();
-  const byName = new Map<string, GeneratedTool>(generatedTools().tools.map((t) => [t.tool.name, t]));
+  const byName = new Map<string, GeneratedTool>(selectedTools(options).map((t) => [t.tool.name, t]));
+  const inputChecks = compileInputSchemas(contract.spec, [...byName.values()]);
   // Defence in depth: no text leaves with the configured key in it, whatever a dependency put in a message.
   const redact = (result: CallToolResult): CallToolResult =>
     apiKey && result.isError
@@ -72,31 +93,37 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         }
       : result;
 
-  async function run(generated: GeneratedTool, args: Record<string, unknown>, signal?: AbortSignal) {
-    const checked = checkArguments(contract, generated, args);
+  async function run(generated: GeneratedTool, args: Record<string, unknown>, cancel?: AbortSignal) {
+    const { tool, operation } = generated;
+    const checked = checkArguments(contract, generated, inputChecks.get(tool.name)!, args);
     if ("violations" in checked) return { result: refusedArguments(generated, checked.violations) };
     const { path, query, body } = checked.request;
-    const { method } = generated.operation;
-    try {
-      const { data, error, response } = await request(method.toLowerCase(), generated.operation.path, {
+    // One deadline for the call, its retries and their waits included.
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = anySignal(cancel, deadline);
+    const send = () =>
+      request(operation.method.toLowerCase(), operation.path, {
         params: { path, query },
         ...(body !== undefined && { body }),
-        ...(signal && { signal }),
+        signal,
       });
+    try {
+      const { answer, attempts } = await sendWithRetries(tool, send, signal);
+      const { data, error, response } = answer;
       const result = response.ok
         ? successResult(generated, data)
-        : apiErrorResult(generated.tool.name, response.status, error, response.headers);
-      return { result, status: response.status };
+        : apiErrorResult(tool, response.status, error, response.headers, attempts);
+      return { result, status: response.status, attempts };
     } catch (error) {
       if (error instanceof ComputeNetworkError) {
-        return { result: unreachableResult(generated.tool.name, `no answer from ${error.baseUrl} (${error.code})`) };
+        return { result: unreachableResult(tool, `no answer from ${error.baseUrl} (${error.code})`) };
       }
-      if (error instanceof DOMException && error.name === "TimeoutError") {
-        return { result: unreachableResult(generated.tool.name, "the service did not answer in time") };
+      if (cancel?.aborted) return { result: unreachableResult(tool, "the call was cancelled") };
+      if (deadline.aborted || (error instanceof DOMException && error.name === "TimeoutError")) {
+        return { result: unreachableResult(tool, "the service did not answer in time") };
       }
-      if (signal?.aborted) return { result: unreachableResult(generated.tool.name, "the call was cancelled") };
-      logger?.error({ tool: generated.tool.name, err: error }, "tool call failed unexpectedly");
-      return { result: unreachableResult(generated.tool.name, "compute-mcp failed unexpectedly (its log says why)") };
+      logger?.error({ tool: tool.name, err: error }, "tool call failed unexpectedly");
+      return { result: unreachableResult(tool, "compute-mcp failed unexpectedly (its log says why)") };
     }
   }
 
@@ -107,11 +134,12 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       const generated = byName.get(name);
       if (!generated) throw new Error(`unknown tool ${name}`);
       const started = performance.now();
-      const { result, status } = await run(generated, args, signal);
+      const { result, status, attempts } = await run(generated, args, signal);
       logger?.info(
         {
           tool: name,
           status,
+          attempts,
           isError: result.isError === true,
           durationMs: Math.round(performance.now() - started),
         },

@@ -172,7 +172,7 @@ describe.each(setups)("compute-mcp over $name", { timeout: 270_000 }, (setup) =>
   });
 
   it("refuses an argument the spec refuses, naming it, before sending anything", async () => {
-    const before = stub.requests();
+    await stub.clearRequests();
     const bad = await call("createApiKey", { apikeyId: "Not_Valid!" });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/nothing was sent/);
@@ -192,7 +192,46 @@ describe.each(setups)("compute-mcp over $name", { timeout: 270_000 }, (setup) =>
       priceHr: { value: "-1" },
     });
     expect(textOf(price)).toMatch(/^- priceHr\.value: /m);
-    expect(stub.requests()).toBe(before);
+    // The search's own rules, stated in the listed schema's `x-search-terms`.
+    const terms = await call("searchResources", { query: "a b c d e f g h i" });
+    expect(textOf(terms)).toMatch(/^- query: holds 9 terms besides its `type:` term; at most 8 are allowed/m);
+    const types = await call("searchResources", { query: "type:cluster type:volume" });
+    expect(textOf(types)).toMatch(/^- query: may hold at most one `type:` term/m);
+    expect(await stub.requests()).toEqual([]);
+  });
+
+  // Each of these was turned into text and sent (`12345`, `train,alpha`, `[object Object]`), or failed inside.
+  it.each<[string, unknown]>([
+    ["a number", 12345],
+    ["an array", ["train", "alpha"]],
+    ["an object", { value: "train" }],
+    ["an object with its own toString", { toString: "x" }],
+    ["true", true],
+    ["null", null],
+  ])("refuses %s as the search's query, naming it, and sends nothing", async (_name, query) => {
+    await stub.clearRequests();
+    const result = await call("searchResources", { query });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(
+      /^searchResources: the arguments do not match the tool's inputSchema; nothing was sent\./,
+    );
+    expect(textOf(result)).toMatch(/^- query: must be string \(type\)$/m);
+    expect(await stub.requests()).toEqual([]);
+  });
+
+  it("refuses wrong types in path and body arguments too, and sends nothing", async () => {
+    await stub.clearRequests();
+    const result = await call("updateClusterMachine", {
+      projectId: 7,
+      id: "cm-alpha-01",
+      priceHr: ".5",
+      volumeIds: "vol-alpha-data",
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^- projectId: must be string \(type\)$/m);
+    expect(textOf(result)).toMatch(/^- priceHr: must be object \(type\)$/m);
+    expect(textOf(result)).toMatch(/^- volumeIds: must be array \(type\)$/m);
+    expect(await stub.requests()).toEqual([]);
   });
 
   it("answers a 403 with the reason and that retrying will not help", async () => {

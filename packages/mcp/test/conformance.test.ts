@@ -46,7 +46,13 @@ describe("the MCP conformance suite's server scenarios", () => {
       );
     });
     expect(output).toMatch(/Baseline check passed: all failures are expected/);
-    for (const scenario of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"]) {
+    for (const scenario of [
+      "server-initialize",
+      "ping",
+      "tools-list",
+      "server-sse-multiple-streams",
+      "dns-rebinding-protection",
+    ]) {
       expect(output).toMatch(new RegExp(`✓ ${scenario}: [1-9]\\d* passed, 0 failed`));
     }
     expect(code).toBe(0);

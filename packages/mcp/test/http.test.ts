@@ -16,6 +16,9 @@ const initialize = JSON.stringify({
   params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "plain-http", version: "1" } },
 });
 
+/** The headers of an MCP client's POST. */
+const mcp = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
 /** Sends one request with exactly these headers (Host included), and reads the answer. */
 function send(url: string, method: string, headers: Record<string, string>, body?: string) {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
@@ -35,7 +38,6 @@ describe("compute-mcp --http", () => {
   let stub: TestStub;
   let server: HttpMcp;
   let host: string;
-  const mcp = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   beforeAll(async () => {
     stub = await startStub();
     server = await startHttp(stub.url, keys.alice, { COMPUTE_MCP_AUTH_TOKEN: token });
@@ -77,11 +79,124 @@ describe("compute-mcp --http", () => {
     expect(local.status).toBe(200);
   });
 
+  // Protocol 2025-11-25 has no batches; one accepted POST of 100 tools/call made 100 calls to the service.
+  it("refuses a JSON-RPC batch with an invalid-request error, and calls nothing", async () => {
+    await stub.clearRequests();
+    const auth = { authorization: `Bearer ${token}`, host, "mcp-protocol-version": "2025-11-25" };
+    const call = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "searchResources", arguments: { query: "train" } },
+    });
+    const batch = JSON.stringify(Array.from({ length: 20 }, (_, i) => call(i + 1)));
+    const res = await send(server.url, "POST", { ...mcp, ...auth }, batch);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: expect.stringMatching(/^Invalid Request: JSON-RPC batches are not supported/) },
+    });
+    const single = await send(server.url, "POST", { ...mcp, ...auth }, JSON.stringify([call(1)]));
+    expect(single.status).toBe(400);
+    expect(await stub.requests()).toEqual([]);
+    // One message per POST still works.
+    const one = await send(server.url, "POST", { ...mcp, ...auth }, JSON.stringify(call(1)));
+    expect(JSON.parse(one.body)).toMatchObject({
+      id: 1,
+      result: { structuredContent: { results: expect.any(Array) } },
+    });
+    expect(await stub.requests()).toHaveLength(1);
+  });
+
+  it("answers a body that is not JSON with a JSON-RPC parse error", async () => {
+    const auth = { authorization: `Bearer ${token}`, host };
+    const res = await send(server.url, "POST", { ...mcp, ...auth }, "{not json");
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+  });
+
   it("takes only POST at /mcp", async () => {
     const auth = { authorization: `Bearer ${token}`, host };
     expect((await send(server.url, "GET", { ...auth, accept: "text/event-stream" })).status).toBe(405);
     expect((await send(server.url, "DELETE", auth)).status).toBe(405);
     expect((await send(new URL("/other", server.url).href, "POST", { ...mcp, ...auth }, initialize)).status).toBe(404);
+  });
+
+  it("answers GET /healthz without the token, as a container's probe asks it, but not for another Host", async () => {
+    const health = await send(new URL("/healthz", server.url).href, "GET", { host });
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.body)).toEqual({ status: "ok" });
+    expect((await send(new URL("/healthz", server.url).href, "GET", { host: "evil.example.com" })).status).toBe(403);
+  });
+});
+
+// What a browser sends: a page of https://app.example whose MCP client posts with a bearer token.
+describe("compute-mcp --http --cors-origins, to the headers a browser sends", () => {
+  const app = "https://app.example";
+  let stub: TestStub;
+  let server: HttpMcp;
+  let host: string;
+  const browser = (origin: string) => ({
+    host,
+    origin,
+    "sec-fetch-mode": "cors",
+    "sec-fetch-site": "cross-site",
+    "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0.0.0",
+  });
+  const preflight = (origin: string, method = "POST") => ({
+    ...browser(origin),
+    "access-control-request-method": method,
+    "access-control-request-headers": "authorization,content-type,mcp-protocol-version,mcp-session-id",
+  });
+  beforeAll(async () => {
+    stub = await startStub();
+    server = await startHttp(stub.url, keys.alice, { COMPUTE_MCP_AUTH_TOKEN: token }, ["--cors-origins", app]);
+    host = new URL(server.url).host;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await stub?.close();
+  });
+
+  it("answers the preflight of an allowed origin, without the token, with the transport's methods and headers", async () => {
+    for (const method of ["POST", "GET", "DELETE"]) {
+      const res = await send(server.url, "OPTIONS", preflight(app, method));
+      expect(res.status).toBe(204);
+      expect(res.headers).toMatchObject({
+        "access-control-allow-origin": app,
+        "access-control-allow-methods": "GET,POST,DELETE",
+        "access-control-allow-headers": "Content-Type,Authorization,Mcp-Session-Id,MCP-Protocol-Version,Last-Event-ID",
+        "access-control-max-age": "600",
+        vary: "Origin",
+      });
+    }
+  });
+
+  it("adds CORS headers to its answers, exposing Mcp-Session-Id, a 401's challenge and a 405 included", async () => {
+    const auth = { ...mcp, ...browser(app), authorization: `Bearer ${token}` };
+    const res = await send(server.url, "POST", auth, initialize);
+    expect(res.status).toBe(200);
+    expect(res.headers).toMatchObject({
+      "access-control-allow-origin": app,
+      "access-control-expose-headers": "Mcp-Session-Id,WWW-Authenticate",
+    });
+    expect(res.headers["mcp-session-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    const noToken = await send(server.url, "POST", { ...mcp, ...browser(app) }, initialize);
+    expect(noToken.status).toBe(401);
+    expect(noToken.headers["access-control-allow-origin"]).toBe(app);
+    const get = await send(server.url, "GET", { ...browser(app), authorization: `Bearer ${token}` });
+    expect(get.status).toBe(405);
+    expect(get.headers["access-control-allow-origin"]).toBe(app);
+  });
+
+  it("refuses another origin's preflight and requests with 403 and no CORS header", async () => {
+    const res = await send(server.url, "OPTIONS", preflight("https://evil.example"));
+    expect(res.status).toBe(403);
+    expect(res.headers["access-control-allow-origin"]).toBeUndefined();
+    const post = await send(server.url, "POST", { ...mcp, ...browser("https://evil.example") }, initialize);
+    expect(post.status).toBe(403);
+    expect(post.headers["access-control-allow-origin"]).toBeUndefined();
   });
 });
 

@@ -1,12 +1,14 @@
 /**
- * What the MCP suites share: the real stub (in process, on an ephemeral port, with a log that counts the requests it
- * got), compute-mcp started as its command (from source) over stdio or Streamable HTTP, and the SDK's own client
+ * What the MCP suites share: the real stub (in process, on an ephemeral port, with its request journal), compute-mcp started as its command (from source) over stdio or Streamable HTTP, and the SDK's own client
  * connected to it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { createApp, type StubOptions } from "@compute-api/stub-server";
-import { captureLogs, type Listening, listenLocal } from "@compute-api/test-support";
+import {
+  type StartStubOptions,
+  type StubHandle,
+  startStub as startTestingStub,
+} from "@compute-api/stub-server/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -19,26 +21,12 @@ export const nodeArgs = ["--conditions", "@compute-api/source", "--import", "tsx
 /** Keys of the stub's users (alice sees proj-alpha and proj-beta; proj-gamma is not hers). */
 export const keys = { alice: "cak_mcp-test-alice-0001", bob: "cak_mcp-test-bob-0002" };
 
-/** A stub on 127.0.0.1 and how many requests it has answered. */
-export interface TestStub extends Listening {
-  requests(): number;
-  logText(): string;
-}
+/** A stub on 127.0.0.1 with its admin API as functions: its journal tells what reached it. */
+export type TestStub = StubHandle;
 
-/** Starts a stub with the test keys (and `faults`, if given). */
-export async function startStub(options: Pick<StubOptions, "faults"> = {}): Promise<TestStub> {
-  const logs = captureLogs({ level: "info" });
-  const stub = await createApp({ apiKeys: keys, logger: logs.logger, ...options });
-  const listening = await listenLocal(stub.app);
-  return {
-    ...listening,
-    requests: () => logs.lines.filter((line) => line.req !== undefined).length,
-    logText: logs.text,
-    close: async () => {
-      await listening.close();
-      await stub.close();
-    },
-  };
+/** Starts a stub in this process with the test keys (and `faults`, if given). */
+export function startStub(options: Pick<StartStubOptions, "faults"> = {}): Promise<TestStub> {
+  return startTestingStub({ apiKey: keys.alice, apiKeys: { bob: keys.bob }, ...options });
 }
 
 /** An MCP client connected to a compute-mcp, and what that compute-mcp wrote to standard error. */
@@ -51,11 +39,16 @@ export interface Connected {
 const clientInfo = { name: "compute-mcp-tests", version: "1.0.0" };
 
 /** Starts compute-mcp over stdio, as an agent host does, and connects the SDK's client to it. */
-export async function connectStdio(baseUrl: string, apiKey: string, args: string[] = []): Promise<Connected> {
+export async function connectStdio(
+  baseUrl: string,
+  apiKey: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...nodeArgs, "--base-url", baseUrl, ...args],
-    env: { PATH: process.env.PATH ?? "", COMPUTE_API_KEY: apiKey, LOG_LEVEL: "info" },
+    env: { PATH: process.env.PATH ?? "", COMPUTE_API_KEY: apiKey, LOG_LEVEL: "info", ...env },
     stderr: "pipe",
   });
   let stderr = "";
