@@ -22,3 +22,34 @@ describe("redactKeys", () => {
     expect(redactKeys(given)).toBe(want);
   });
 });
+
+describe("redactKeys, at any depth and with `also`", () => {
+  it.each<[string, { given: unknown; want: unknown }]>([
+    ["a key in a text", { given: "pasted cak_abc-123 by mistake", want: "pasted [redacted] by mistake" }],
+    ["its prefix in capitals", { given: "CAK_ABC123 and Cak_x", want: "[redacted] and [redacted]" }],
+    ["its underscore percent-encoded", { given: "/v1/x/cak%5Fabc y", want: "/v1/x/[redacted] y" }],
+    ["the escape in lower case", { given: "?k=cak%5fabc&n=1", want: "?k=[redacted]&n=1" }],
+    ["every character of it percent-encoded", { given: "%63%41%6B%5F%61bc", want: "[redacted]" }],
+    ["a percent-encoded character in its tail", { given: "cak_ab%2Fcd end", want: "[redacted] end" }],
+    ["nothing of the form of a key", { given: "cake_ and cak-x", want: "cake_ and cak-x" }],
+    [
+      "a key as a property name and a value, at any depth",
+      {
+        given: { labels: { CAK_NAME: ["cak_in-array"], ok: "v" }, n: 1, ok: true, none: null },
+        want: { labels: { "[redacted]": ["[redacted]"], ok: "v" }, n: 1, ok: true, none: null },
+      },
+    ],
+  ])("%s", (_name, { given, want }) => {
+    expect(redactKeys(given)).toEqual(want);
+  });
+
+  it("redacts what `also` says first, then the form of a key", () => {
+    const also = (text: string) => text.split("my-secret").join("[redacted]");
+    expect(redactKeys({ a: "x my-secret cak_1" }, also)).toEqual({ a: "x [redacted] [redacted]" });
+  });
+
+  it("takes linear time on a text that almost is a key, many times over", () => {
+    const text = "cak%5".repeat(200_000);
+    expect(redactKeys(text)).toBe(text);
+  });
+});
