@@ -33,10 +33,13 @@ const methodHints: Record<string, { readOnlyHint: boolean; destructiveHint: bool
   post: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
 };
 
-/** The statuses an operation documents besides 200, for its description. */
-function failureStatuses(operation: JsonObject): string {
+/** The failure statuses an operation documents: every response but the 2xx ones, in ascending order. */
+function failureStatuses(operation: JsonObject): number[] {
   const responses = isObject(operation.responses) ? Object.keys(operation.responses) : [];
-  return responses.filter((status) => status !== "200").join(", ");
+  return responses
+    .filter((status) => /^[1-5]\d\d$/.test(status) && !status.startsWith("2"))
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 /** The text of `src/generated/tools.json`: the tools of the document, with a line that says where they come from. */
@@ -102,7 +105,15 @@ function deriveTool(
       ...(outputSchema && { outputSchema }),
       annotations: { title: summary, ...hints, openWorldHint: false },
     },
-    operation: { method: method.toUpperCase(), path, pathParameters, queryParameters, bodyProperties, shownOnce },
+    operation: {
+      method: method.toUpperCase(),
+      path,
+      pathParameters,
+      queryParameters,
+      bodyProperties,
+      shownOnce,
+      failures: failureStatuses(operation),
+    },
   };
 }
 
@@ -226,7 +237,7 @@ function toolDescription(operation: JsonObject, summary: string): string {
   return [
     summary,
     typeof operation.description === "string" ? operation.description : "",
-    `A failure (statuses ${failureStatuses(operation)}) is an error result that names the status, the reason, ` +
+    `A failure (statuses ${failureStatuses(operation).join(", ")}) is an error result that names the status, the reason, ` +
       "the arguments at fault and when to retry.",
   ]
     .filter(Boolean)

@@ -7,6 +7,7 @@
 import type { FieldViolation } from "@compute-api/contract";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { GeneratedTool } from "./derive-tools.js";
+import { adviceFor, argumentRules, type FailureFacts, repeatAdvice, withRules } from "./tool-advice.js";
 
 /** A result whose text is that of an error. */
 function errorResult(lines: string[]): CallToolResult {
@@ -36,44 +37,43 @@ export function refusedArguments(
   return errorResult([
     `${tool.name}: the arguments do not match the tool's inputSchema; nothing was sent.`,
     ...violationLines(named),
-    "Fix the arguments named above and call again.",
+    ...withRules(
+      "Fix the arguments named above and call again.",
+      argumentRules(
+        tool,
+        named.map((v) => v.field),
+      ),
+    ),
   ]);
 }
 
-/** What an agent can do after each status. */
-const advice: Record<number, string> = {
-  400: "Fix the arguments named above and call again; the same arguments will be refused again.",
-  401: "The API key compute-mcp was started with was refused; retrying will not help. Whoever runs compute-mcp must give it a valid COMPUTE_API_KEY.",
-  403: "The key's user may not do this to this resource; retrying will not help. Choose a resource the user can access (searchResources lists them).",
-  404: "Nothing has that identifier; check it, for example with searchResources.",
-  409: "It exists already; choose another identifier.",
-  413: "The request is too large; send less.",
-  415: "The service refused the request's media type; report this to the maintainers of compute-mcp.",
-  429: "Too many requests for this key.",
-  500: "The service failed. The request may be retried later; a change (PATCH, POST) may or may not have been applied, so search before repeating it.",
-  502: "The gateway in front of the service got no valid answer from it; retry later.",
-  503: "The service is unavailable for now.",
-  504: "The service did not answer in time; a change may or may not have been applied, so search before repeating it.",
-};
-
 /** An error body of the API (ErrorBody) and the response it came with, as an error result. */
-export function apiErrorResult(toolName: string, status: number, body: unknown, headers: Headers): CallToolResult {
+export function apiErrorResult(
+  generated: GeneratedTool,
+  status: number,
+  body: unknown,
+  headers: Headers,
+): CallToolResult {
   const error = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
   const message = typeof error.message === "string" ? error.message : `HTTP ${status} without an error body`;
   const details = Array.isArray(error.details) ? (error.details as Record<string, unknown>[]) : [];
-  const lines = [`${toolName} failed: ${status} ${message}`];
+  const lines = [`${generated.tool.name} failed: ${status} ${message}`];
+  const facts: FailureFacts = { fields: [], metadata: {} };
   for (const detail of details) {
     const type = String(detail["@type"] ?? "");
     if (type.endsWith("google.rpc.ErrorInfo") && typeof detail.reason === "string") {
       const metadata = typeof detail.metadata === "object" && detail.metadata !== null ? detail.metadata : {};
-      const facts = Object.entries(metadata).map(([k, v]) => `${k}=${String(v)}`);
-      lines.push(`Reason: ${detail.reason}${facts.length > 0 ? ` (${facts.join(", ")})` : ""}`);
+      const pairs = Object.entries(metadata).map(([k, v]) => `${k}=${String(v)}`);
+      lines.push(`Reason: ${detail.reason}${pairs.length > 0 ? ` (${pairs.join(", ")})` : ""}`);
+      facts.metadata = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, String(v)]));
     }
     if (type.endsWith("google.rpc.BadRequest") && Array.isArray(detail.fieldViolations)) {
-      lines.push("Arguments at fault:", ...violationLines(detail.fieldViolations as FieldViolation[]));
+      const violations = detail.fieldViolations as FieldViolation[];
+      lines.push("Arguments at fault:", ...violationLines(violations));
+      facts.fields = violations.map((v) => v.field);
     }
   }
-  lines.push(advice[status] ?? (status >= 500 ? advice[500]! : "The service refused the request."));
+  lines.push(...adviceFor(generated, status, facts));
   const retry = retryAfterSeconds(headers, details);
   if (retry !== undefined) lines.push(`Retry after ${retry} s (the service's Retry-After), not sooner.`);
   return errorResult(lines);
@@ -90,12 +90,9 @@ function retryAfterSeconds(headers: Headers, details: Record<string, unknown>[])
   return undefined;
 }
 
-/** No answer from the service at all (refused connection, timeout). */
-export function unreachableResult(toolName: string, what: string): CallToolResult {
-  return errorResult([
-    `${toolName} failed: ${what}`,
-    "Nothing was answered, so a change may or may not have been applied; retry later, and search before repeating a change.",
-  ]);
+/** No answer from the service at all (refused connection, timeout, cancellation). */
+export function unreachableResult(generated: GeneratedTool, what: string): CallToolResult {
+  return errorResult([`${generated.tool.name} failed: ${what}`, "Nothing was answered.", repeatAdvice(generated)]);
 }
 
 /** A success: the body as structured content, with a short text form and the JSON; a bodiless one (204) in words. */

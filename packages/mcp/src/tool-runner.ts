@@ -101,18 +101,18 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       });
       const result = response.ok
         ? successResult(generated, data)
-        : apiErrorResult(generated.tool.name, response.status, error, response.headers);
+        : apiErrorResult(generated, response.status, error, response.headers);
       return { result, status: response.status };
     } catch (error) {
       if (error instanceof ComputeNetworkError) {
-        return { result: unreachableResult(generated.tool.name, `no answer from ${error.baseUrl} (${error.code})`) };
+        return { result: unreachableResult(generated, `no answer from ${error.baseUrl} (${error.code})`) };
       }
       if (error instanceof DOMException && error.name === "TimeoutError") {
-        return { result: unreachableResult(generated.tool.name, "the service did not answer in time") };
+        return { result: unreachableResult(generated, "the service did not answer in time") };
       }
-      if (signal?.aborted) return { result: unreachableResult(generated.tool.name, "the call was cancelled") };
+      if (signal?.aborted) return { result: unreachableResult(generated, "the call was cancelled") };
       logger?.error({ tool: generated.tool.name, err: error }, "tool call failed unexpectedly");
-      return { result: unreachableResult(generated.tool.name, "compute-mcp failed unexpectedly (its log says why)") };
+      return { result: unreachableResult(generated, "compute-mcp failed unexpectedly (its log says why)") };
     }
   }
 

@@ -36,6 +36,8 @@ export interface ToolOperation {
   bodyProperties: string[] | null;
   /** Result fields that the service returns only in this answer (a new secret): the text says so. */
   shownOnce: string[];
+  /** The failure statuses the operation documents (every response but its success), in ascending order. */
+  failures: number[];
 }
 
 /** One generated tool: what the protocol lists, and how a call becomes a request. */

@@ -254,7 +254,7 @@ describe.each(setups)("compute-mcp over $name", { timeout: 270_000 }, (setup) =>
     expect(again.isError).toBe(true);
     expect(textOf(again)).toMatch(/^createApiKey failed: 409 /);
     expect(textOf(again)).toMatch(/Reason: ALREADY_EXISTS/);
-    expect(textOf(again)).toMatch(/choose another identifier/);
+    expect(textOf(again)).toMatch(/call again with another apikeyId/);
   });
 
   it("answers a 429 with when to retry", async () => {
