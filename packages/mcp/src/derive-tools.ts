@@ -5,7 +5,8 @@
  *
  * - name: the operationId as written (camelCase). MCP allows `[A-Za-z0-9_.-]` and prefers no case; keeping the
  *   spec's name means one name for one operation in the spec, the client's docs, the logs and the tools.
- * - description: the summary, then the description (search syntax, score, rules), then the statuses it may fail with.
+ * - description: the operation's `x-mcp.description`, written for agents (at most 1,500 characters), else its summary
+ *   and description; the statuses it may fail with are said once, in the server's instructions.
  * - inputSchema: one flat object of the path and query parameters and the request body's properties, each with the
  *   spec's constraints inlined (no `$ref`, which some agent hosts do not follow in arguments).
  * - outputSchema: the success response's schema, its components kept once each under `$defs` (none for a 204).
@@ -13,6 +14,7 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools
  */
 import type { OpenApiDocument } from "@compute-api/contract";
+import { toolDescription } from "./tool-description.js";
 import { inlined, isObject, resolveRef, withDefs } from "./tool-schemas.js";
 import type { GeneratedTool, GeneratedTools, Json, JsonObject, McpTool } from "./tool-types.js";
 
@@ -100,7 +102,7 @@ function deriveTool(
     tool: {
       name,
       title: summary,
-      description: toolDescription(operation, summary),
+      description: toolDescription(where, operation, summary),
       inputSchema,
       ...(outputSchema && { outputSchema }),
       annotations: { title: summary, ...hints, openWorldHint: false },
@@ -230,16 +232,4 @@ function toolOutput(
     .filter(([, schema]) => isObject(schema) && schema["x-secret"] === true)
     .map(([field]) => field);
   return { outputSchema, shownOnce };
-}
-
-/** The summary, then the description (search syntax, score, rules), then the statuses the operation may fail with. */
-function toolDescription(operation: JsonObject, summary: string): string {
-  return [
-    summary,
-    typeof operation.description === "string" ? operation.description : "",
-    `A failure (statuses ${failureStatuses(operation).join(", ")}) is an error result that names the status, the reason, ` +
-      "the arguments at fault and when to retry.",
-  ]
-    .filter(Boolean)
-    .join("\n\n");
 }

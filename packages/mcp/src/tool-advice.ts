@@ -76,12 +76,26 @@ export function repeatAdvice({ tool, operation }: GeneratedTool): string {
   return "It may or may not have been applied: check before calling it again.";
 }
 
-/** What a 5xx says happened. */
-const serverFailures: Record<number, string> = {
-  500: "The service failed.",
-  502: "The gateway in front of the service got no valid answer from it.",
-  503: "The service is unavailable for now.",
-  504: "The service did not answer in time.",
+/** What each status a tool may get means, in a few words: the server's instructions list them once for every tool. */
+export const statusMeanings: Readonly<Record<number, string>> = {
+  400: "the service refused the arguments (each is named)",
+  401: "the API key compute-mcp was started with was refused",
+  403: "the key's user may not do this",
+  404: "nothing has the identifiers given",
+  409: "it exists already",
+  413: "the request is too large",
+  415: "the service refused the request's media type",
+  429: "too many requests for this key (wait as Retry-After says)",
+  500: "the service failed",
+  502: "the gateway in front of the service got no valid answer from it",
+  503: "the service is unavailable for now",
+  504: "the service did not answer in time",
+};
+
+/** A meaning as a sentence. */
+const sentence = (status: number): string => {
+  const meaning = statusMeanings[status] ?? statusMeanings[500]!;
+  return `${meaning[0]?.toUpperCase()}${meaning.slice(1)}.`;
 };
 
 /** The step to take after an answer of `status`, as lines (the last ones quote the arguments' descriptions). */
@@ -124,8 +138,6 @@ export function adviceFor(generated: GeneratedTool, status: number, facts: Failu
     case 429:
       return ["Too many requests for this key: wait, then call again."];
     default:
-      return status >= 500
-        ? [serverFailures[status] ?? serverFailures[500]!, repeatAdvice(generated)]
-        : ["The service refused the request."];
+      return status >= 500 ? [sentence(status), repeatAdvice(generated)] : ["The service refused the request."];
   }
 }

@@ -37,6 +37,8 @@ export interface ToolRunnerOptions {
 export interface ToolRunner {
   /** What tools/list answers. */
   tools: Tool[];
+  /** The generated tools served, with their operations. */
+  generated: readonly GeneratedTool[];
   /** Whether a tool of that name exists. */
   has(name: string): boolean;
   /** Calls a tool; every outcome but an unknown tool is a result. */
@@ -118,6 +120,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
 
   return {
     tools: [...byName.values()].map((t) => t.tool as unknown as Tool),
+    generated: [...byName.values()],
     has: (name) => byName.has(name),
     async call(name, args, signal) {
       const generated = byName.get(name);

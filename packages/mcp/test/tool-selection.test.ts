@@ -85,6 +85,10 @@ describe.each(transports)("choosing the tools over $name", { timeout: 240_000 },
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(want);
+      // The instructions name these tools, and the statuses of their operations only.
+      const instructions = client.getInstructions() ?? "";
+      expect(instructions).toMatch(new RegExp(`operation of its OpenAPI document: ${want[0]} \\(`));
+      expect(instructions.includes("404 nothing has")).toBe(want.includes("updateClusterMachine"));
       for (const tool of tools)
         if (env.COMPUTE_MCP_READ_ONLY || args.includes("--read-only"))
           expect(tool.annotations?.readOnlyHint).toBe(true);
