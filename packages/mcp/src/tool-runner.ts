@@ -8,7 +8,9 @@ import { type Contract, compileContract } from "@compute-api/contract";
 import type { Logger } from "@compute-api/runtime";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { GeneratedTool } from "./derive-tools.js";
-import { compileInputSchemas } from "./input-schemas.js";
+import { toolForHost } from "./host-schemas.js";
+import type { Host } from "./host-subsets.js";
+import { compileInputSchemas, withoutNullOptionals } from "./input-schemas.js";
 import { checkArguments } from "./tool-arguments.js";
 import { apiErrorResult, refusedArguments, successResult, unreachableResult } from "./tool-results.js";
 import { generatedTools } from "./tools.js";
@@ -31,6 +33,11 @@ export interface ToolRunnerOptions {
   tools?: readonly string[] | undefined;
   /** Serve only the tools annotated read-only (`readOnlyHint`). */
   readOnly?: boolean | undefined;
+  /**
+   * List the schemas within this host's subset of JSON Schema (`host-subsets.ts`); default the full schemas. Calls
+   * are held to the full schemas either way, optional arguments given as null taken as not given.
+   */
+  client?: Host | undefined;
 }
 
 /** The tools and how to call them. */
@@ -67,7 +74,7 @@ function selectedTools({ tools, readOnly }: Pick<ToolRunnerOptions, "tools" | "r
 
 /** Builds the runner; a bad base URL or a missing key is refused here (a TypeError that says which). */
 export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
-  const { apiKey, logger } = options;
+  const { apiKey, logger, client: host } = options;
   const client = createComputeClient({
     baseUrl: options.baseUrl,
     apiKey,
@@ -91,7 +98,8 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       : result;
 
   async function run(generated: GeneratedTool, args: Record<string, unknown>, signal?: AbortSignal) {
-    const checked = checkArguments(contract, generated, inputChecks.get(generated.tool.name)!, args);
+    const given = host ? withoutNullOptionals(args, generated.tool.inputSchema) : args;
+    const checked = checkArguments(contract, generated, inputChecks.get(generated.tool.name)!, given);
     if ("violations" in checked) return { result: refusedArguments(generated, checked.violations) };
     const { path, query, body } = checked.request;
     const { method } = generated.operation;
@@ -119,7 +127,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
   }
 
   return {
-    tools: [...byName.values()].map((t) => t.tool as unknown as Tool),
+    tools: [...byName.values()].map((t) => (host ? toolForHost(t, host) : t.tool) as unknown as Tool),
     generated: [...byName.values()],
     has: (name) => byName.has(name),
     async call(name, args, signal) {
