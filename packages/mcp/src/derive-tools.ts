@@ -14,8 +14,9 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools
  */
 import type { OpenApiDocument } from "@compute-api/contract";
+import { limitSchema, toolOutput } from "./derive-output.js";
 import { toolDescription } from "./tool-description.js";
-import { inlined, isObject, resolveRef, withDefs } from "./tool-schemas.js";
+import { inlined, isObject, resolveRef } from "./tool-schemas.js";
 import type { GeneratedTool, GeneratedTools, Json, JsonObject, McpTool } from "./tool-types.js";
 
 export type { GeneratedTool, GeneratedTools, Json, JsonObject, McpTool, ToolOperation } from "./tool-types.js";
@@ -87,7 +88,11 @@ function deriveTool(
   const own = Array.isArray(operation.parameters) ? operation.parameters : [];
   const { pathParameters, queryParameters } = addParameters(spec, where, [...shared, ...own], fields);
   const { bodyProperties, minProperties } = addBodyProperties(spec, where, operation, fields, pathParameters.length);
-  const { outputSchema, shownOnce } = toolOutput(spec, where, operation);
+  // A read's list answer gets a tool-only `limit` (unless the operation has its own): it bounds what comes back
+  // into the agent's context, and is never sent.
+  const limitable = method === "get" && !("limit" in fields.properties);
+  const { outputSchema, shownOnce, list } = toolOutput(spec, where, operation, limitable);
+  if (list) fields.add("limit", limitSchema(list), false);
   const summary = typeof operation.summary === "string" ? operation.summary : name;
   const hints = methodHints[method];
   if (!hints) throw new Error(`${where}: no annotations for ${method.toUpperCase()}`);
@@ -102,7 +107,7 @@ function deriveTool(
     tool: {
       name,
       title: summary,
-      description: toolDescription(where, operation, summary),
+      description: toolDescription(where, operation, summary, list),
       inputSchema,
       ...(outputSchema && { outputSchema }),
       annotations: { title: summary, ...hints, openWorldHint: false },
@@ -115,6 +120,7 @@ function deriveTool(
       bodyProperties,
       shownOnce,
       failures: failureStatuses(operation),
+      ...(list && { list }),
     },
   };
 }
@@ -203,33 +209,4 @@ function addBodyProperties(
     // The flat object holds every path parameter, so "at least n body fields" is "at least that many more".
     minProperties: typeof body.minProperties === "number" ? pathCount + body.minProperties : undefined,
   };
-}
-
-/**
- * The success response's schema (the operation's first 2xx) as the tool's outputSchema, and the result fields it
- * shows only once (a new key); no outputSchema for a success without a JSON body (a 204).
- */
-function toolOutput(
-  spec: JsonObject,
-  where: string,
-  operation: JsonObject,
-): { outputSchema?: McpTool["outputSchema"]; shownOnce: string[] } {
-  const responses = isObject(operation.responses) ? operation.responses : {};
-  const success = Object.keys(responses)
-    .filter((status) => /^2\d\d$/.test(status))
-    .sort()[0];
-  if (success === undefined) throw new Error(`${where}: no 2xx response`);
-  const raw = responses[success];
-  const response = isObject(raw) ? resolveRef(spec, raw) : {};
-  const content = isObject(response.content) ? response.content : undefined;
-  if (content === undefined) return { shownOnce: [] };
-  const media = content["application/json"];
-  if (!isObject(media)) throw new Error(`${where}: the ${success} response has no application/json body`);
-  const outputSchema = withDefs(spec, media.schema ?? {}) as NonNullable<McpTool["outputSchema"]>;
-  const resultProperties = isObject(outputSchema.properties) ? outputSchema.properties : {};
-  // A secret the service shows once is marked `x-secret: true` in the spec (the facts module lists the same).
-  const shownOnce = Object.entries(resultProperties)
-    .filter(([, schema]) => isObject(schema) && schema["x-secret"] === true)
-    .map(([field]) => field);
-  return { outputSchema, shownOnce };
 }

@@ -19,6 +19,11 @@ interface Walk {
   stack: readonly string[];
   /** Where the rules of the root go (the tool's description); undefined below the root. */
   rootPhrases: string[] | undefined;
+  /**
+   * An output schema: what the service promises, for a host that sends it to the model with every request; it
+   * goes without descriptions (the data names its fields) or words for what the subset drops.
+   */
+  output: boolean;
 }
 
 /** The component a `$ref` names in the root's `$defs`. */
@@ -114,6 +119,7 @@ function adapt(walk: Walk, node: Json): Json {
     }
   }
   closeObject(walk.subset, schema, out, dropped, walk.rootPhrases !== undefined);
+  if (walk.output) return out;
   const phrases = phrasesOf(dropped);
   if (walk.rootPhrases) walk.rootPhrases.push(...phrases);
   const description = describedWith(schema.description, walk.rootPhrases ? [] : phrases, exampleOf(schema));
@@ -142,7 +148,7 @@ function closeObject(subset: HostSubset, schema: JsonObject, out: JsonObject, dr
 export function toolForHost({ tool, operation }: GeneratedTool, host: Host): McpTool {
   const subset = hostSubsets[host];
   const rootPhrases: string[] = [];
-  const inputWalk: Walk = { subset, defs: {}, stack: [], rootPhrases };
+  const inputWalk: Walk = { subset, defs: {}, stack: [], rootPhrases, output: false };
   const inputSchema = adapt(inputWalk, tool.inputSchema) as McpTool["inputSchema"];
   const outputSchema =
     tool.outputSchema && subset.readsOutputSchema
@@ -152,6 +158,7 @@ export function toolForHost({ tool, operation }: GeneratedTool, host: Host): Mcp
             defs: isObject(tool.outputSchema.$defs) ? tool.outputSchema.$defs : {},
             stack: [],
             rootPhrases: undefined,
+            output: true,
           },
           tool.outputSchema,
         ) as McpTool["outputSchema"])

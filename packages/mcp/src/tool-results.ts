@@ -6,7 +6,8 @@
  */
 import type { FieldViolation } from "@compute-api/contract";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { GeneratedTool } from "./derive-tools.js";
+import type { GeneratedTool, ToolOperation } from "./derive-tools.js";
+import { limitedBody } from "./result-limit.js";
 import { adviceFor, argumentRules, type FailureFacts, repeatAdvice, withRules } from "./tool-advice.js";
 
 /** A result whose text is that of an error. */
@@ -95,11 +96,18 @@ export function unreachableResult(generated: GeneratedTool, what: string): CallT
   return errorResult([`${generated.tool.name} failed: ${what}`, "Nothing was answered.", repeatAdvice(generated)]);
 }
 
-/** A success: the body as structured content, with a short text form and the JSON; a bodiless one (204) in words. */
-export function successResult({ tool, operation }: GeneratedTool, data: unknown): CallToolResult {
+/**
+ * A success: the body as structured content (a list cut to the call's `limit`), with a short text form and the same
+ * JSON (hosts that give the model only text see it all); a bodiless one (204) in words.
+ */
+export function successResult({ tool, operation }: GeneratedTool, data: unknown, limit?: unknown): CallToolResult {
   if (tool.outputSchema === undefined) return { content: [{ type: "text", text: `${tool.name}: done.` }] };
-  const body = (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>;
-  const lines = [summaryOf(tool.name, body)];
+  const body = limitedBody(
+    operation,
+    (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>,
+    limit,
+  );
+  const lines = [summaryOf(tool.name, body, operation.list)];
   const once = operation.shownOnce.filter((field) => body[field] !== undefined);
   if (once.length > 0) {
     lines.push(
@@ -110,15 +118,21 @@ export function successResult({ tool, operation }: GeneratedTool, data: unknown)
   return { content: [{ type: "text", text: lines.join("\n") }], structuredContent: body };
 }
 
-/** One line that says what came back; the JSON follows it. */
-function summaryOf(toolName: string, body: Record<string, unknown>): string {
+/** One line that says what came back (and what `limit` left out); the JSON follows it. */
+function summaryOf(toolName: string, body: Record<string, unknown>, list: ToolOperation["list"]): string {
   if (Array.isArray(body.results)) {
     const results = body.results as { resourceName?: string; resourceType?: string; score?: number }[];
+    const omitted = typeof body.omitted === "number" ? body.omitted : 0;
+    const total = results.length + omitted;
     const names = results.slice(0, 5).map((r) => `${r.resourceName} (${r.resourceType}, score ${r.score})`);
     const more = results.length > 5 ? `, and ${results.length - 5} more` : "";
-    return results.length === 0
+    const shown =
+      omitted > 0
+        ? `; the ${results.length} best are below (\`limit\` left out ${omitted}: give a larger one, up to ${list?.maxItems}, or a narrower query)`
+        : "";
+    return total === 0
       ? `${toolName}: no results.`
-      : `${toolName}: ${results.length} result${results.length === 1 ? "" : "s"}, best first: ${names.join(", ")}${more}.`;
+      : `${toolName}: ${total} result${total === 1 ? "" : "s"}, best first${shown}: ${names.join(", ")}${more}.`;
   }
   const id = typeof body.id === "string" ? ` ${body.id}` : "";
   return `${toolName}: done${id}.`;

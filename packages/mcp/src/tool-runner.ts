@@ -110,7 +110,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         ...(signal && { signal }),
       });
       const result = response.ok
-        ? successResult(generated, data)
+        ? successResult(generated, data, given.limit)
         : apiErrorResult(generated, response.status, error, response.headers);
       return { result, status: response.status };
     } catch (error) {

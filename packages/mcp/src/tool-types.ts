@@ -38,6 +38,21 @@ export interface ToolOperation {
   shownOnce: string[];
   /** The failure statuses the operation documents (every response but its success), in ascending order. */
   failures: number[];
+  /**
+   * A read whose answer is a list (the one array of its body that has a `maxItems`): the tool's own `limit` argument
+   * keeps the first `limit` items (default `defaultLimit`), and the result's `omitted` counts the others.
+   */
+  list?: ListAnswer;
+}
+
+/** The list of a list answer, which a tool-only `limit` bounds. */
+export interface ListAnswer {
+  /** The body's property that holds the list, such as `results`. */
+  property: string;
+  /** Its `maxItems`: the most the service answers, and the largest `limit`. */
+  maxItems: number;
+  /** The items kept when a call gives no `limit`. */
+  defaultLimit: number;
 }
 
 /** One generated tool: what the protocol lists, and how a call becomes a request. */

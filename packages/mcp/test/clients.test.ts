@@ -98,6 +98,13 @@ describe.each(hosts)(
         expect(tool).toEqual(JSON.parse(JSON.stringify(toolForHost(full(tool.name), host))));
       }
       if (host === "anthropic") expect(anthropicRequestProblems(tools.map((t) => t.inputSchema as Schema))).toEqual([]);
+      // A host that sends the output schema to the model with every request gets it without descriptions.
+      const output = JSON.stringify(tools.find((t) => t.name === "searchResources")?.outputSchema);
+      const fullOutput = JSON.stringify(full("searchResources").tool.outputSchema);
+      if (outputRead) {
+        expect(output).not.toMatch(/"description"/);
+        expect(output.length).toBeLessThan(fullOutput.length / 2);
+      } else expect(JSON.parse(output)).toEqual(JSON.parse(fullOutput));
     });
 
     it("says in the descriptions what the subset cannot", async () => {
