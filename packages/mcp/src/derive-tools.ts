@@ -8,8 +8,10 @@
  * - description: the operation's `x-mcp.description`, written for agents (at most 1,500 characters), else its summary
  *   and description; the statuses it may fail with are said once, in the server's instructions.
  * - inputSchema: one flat object of the path and query parameters and the request body's properties, each with the
- *   spec's constraints inlined (no `$ref`, which some agent hosts do not follow in arguments).
- * - outputSchema: the success response's schema, its components kept once each under `$defs` (none for a 204).
+ *   spec's constraints inlined (no `$ref`, which some agent hosts do not follow in arguments; an `enum` beside a
+ *   `not` lists only the values allowed), and for a read whose answer is a list the tool-only `limit`.
+ * - outputSchema: the success response's schema, its components kept once each under `$defs` (none for a 204),
+ *   with the `omitted` count of a list answer (derive-output.ts).
  * - annotations: from the HTTP method (GET reads; PUT, PATCH and DELETE are idempotent; POST is neither).
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools
  */

@@ -6,9 +6,8 @@
  */
 import { type Host, type HostSubset, hostSubsets } from "./host-subsets.js";
 import { describedWith, phrasesOf, silentKeywords } from "./schema-phrases.js";
+import { isObject } from "./tool-schemas.js";
 import type { GeneratedTool, Json, JsonObject, McpTool } from "./tool-types.js";
-
-const isObject = (v: Json | undefined): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** What the walk of one schema needs. */
 interface Walk {
@@ -133,6 +132,10 @@ const exampleOf = (schema: JsonObject): Json | undefined =>
 /** An object as the host needs it: closed or not said so, and every property required (optional ones nullable). */
 function closeObject(subset: HostSubset, schema: JsonObject, out: JsonObject, dropped: JsonObject, root: boolean) {
   if (schema.type !== "object" && !isObject(schema.properties)) return;
+  if (subset.closedObjects && schema.additionalProperties !== false) {
+    // Closing an object that takes other fields would refuse what the full schema allows.
+    throw new Error("an object that takes other fields cannot be listed for a host that needs every object closed");
+  }
   if (subset.closedObjects) out.additionalProperties = false;
   // The root's own arguments are all listed: that no other one is taken needs no words.
   else if (root) delete dropped.additionalProperties;

@@ -4,6 +4,7 @@
  * `type:cluster` search's `machines`), so an answer that blames identifiers quotes those descriptions; what calling
  * again would do follows the tool's annotations and the failures its operation documents.
  */
+import { isObject } from "./tool-schemas.js";
 import type { GeneratedTool, Json, JsonObject, McpTool } from "./tool-types.js";
 
 /** What the failure named: the fields at fault (BadRequest) and the ErrorInfo metadata (`projectId`, `apikeyId`). */
@@ -11,8 +12,6 @@ export interface FailureFacts {
   fields: readonly string[];
   metadata: Readonly<Record<string, string>>;
 }
-
-const isObject = (v: Json | undefined): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The schema of a field of the arguments, as the service names it (`volumeIds[2]`, `priceHr.value`): the deepest

@@ -12,7 +12,8 @@ export const maxDescriptionLength = 1500;
 /**
  * The operation's `x-mcp.description` (written for an agent), else its summary and description with the lines of
  * each paragraph joined (the YAML's line breaks are not the text's). The statuses it may fail with are not repeated
- * here: the server's instructions list them once. Throws when it is longer than {@link maxDescriptionLength}.
+ * here: the server's instructions list them once. A list answer's tool-only `limit` is said after it. Throws when
+ * it is longer than {@link maxDescriptionLength}.
  */
 export function toolDescription(
   where: string,

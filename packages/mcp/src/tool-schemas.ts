@@ -1,7 +1,7 @@
 /**
  * The schema work of the tool derivation: resolving the document's local `$ref`s and turning OpenAPI's Schema Objects
  * into plain JSON Schema 2020-12, either with every `$ref` inlined (for a tool's arguments) or with the components it
- * uses kept once each under `$defs` (for its outputSchema). Used only by `derive-tools.ts` at build time.
+ * uses kept once each under `$defs` (for its outputSchema), at build time (`derive-tools.ts`); `isObject` is shared.
  * @see https://spec.openapis.org/oas/v3.1.0#schema-object
  */
 import type { Json, JsonObject } from "./tool-types.js";
