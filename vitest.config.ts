@@ -24,7 +24,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 300_000,
     // The container suites run after every other file, and their images build meanwhile: the project's globalSetup
-    // starts the build (the tests' base image, then the three images, or nothing when they are up to date) as the
+    // starts the build (the tests' base image, then the four images, or nothing when they are up to date) as the
     // run begins, beside the other suites, and each container suite waits for it (one build per run: a lock).
     projects: [
       {

@@ -1,5 +1,5 @@
 /**
- * `npm run images`: builds the project's three OCI images from deploy/images/Containerfile, with podman if it is on
+ * `npm run images`: builds the project's four OCI images from deploy/images/Containerfile, with podman if it is on
  * PATH, else docker (CONTAINER_ENGINE names either, or a path): compute-api/gateway, compute-api/stub and
  * compute-api/postgres-example, each tagged with its package's version (podman's names begin with localhost/, as
  * podman stores a local build). NODE_IMAGE, from the environment, is the base image (default: the Containerfile's,

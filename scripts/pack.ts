@@ -5,8 +5,9 @@
  * registry, this is how to install them; the packaging test installs its tarballs the same way.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
 
@@ -75,6 +76,95 @@ export async function packInto(packages: readonly WorkspacePackage[], outDir: st
   );
   const packed = JSON.parse(stdout) as { name: string; filename: string; files: { path: string }[] }[];
   return packed.map((p) => ({ name: p.name, file: join(outDir, p.filename), files: p.files }));
+}
+
+/** A package.json, as much of it as installing reads. */
+export type Manifest = Record<string, unknown> & {
+  name: string;
+  version: string;
+  scripts?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  repository?: { directory?: string };
+};
+type LockEntry = Record<string, unknown> & { version?: string; resolved?: string; link?: boolean; dev?: boolean };
+
+/** The package.json inside a tarball. */
+export async function manifestOf(tarball: string): Promise<Manifest> {
+  return JSON.parse((await run("tar", ["-xzOf", tarball, "package/package.json"])).stdout) as Manifest;
+}
+
+/**
+ * A lockfile for a project of the tarballs: them, and every package this repository's lockfile installs for the
+ * workspaces at run time (plus `devDependencies`' own entries), each with its registry URL, so that
+ * `npm ci --offline` takes them from npm's cache by integrity and never needs the registry's metadata.
+ */
+function projectLock(
+  dependencies: Record<string, string>,
+  tarballs: Record<string, LockEntry>,
+  devDependencies: Record<string, string>,
+): object {
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+    packages: Record<string, LockEntry>;
+  };
+  const devKept = new Set(Object.keys(devDependencies).flatMap((name) => [`node_modules/${name}`]));
+  if (devKept.has("node_modules/@types/node")) devKept.add("node_modules/undici-types");
+  const packages: Record<string, LockEntry> = {};
+  for (const [key, entry] of Object.entries(lock.packages)) {
+    if (!key.startsWith("node_modules/") || entry.link || key.startsWith("node_modules/@compute-api/")) continue;
+    if (entry.dev && !devKept.has(key)) continue;
+    const { dev: _dev, devOptional: _devOptional, peer: _peer, ...rest } = entry;
+    const name = key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length);
+    packages[key] = {
+      ...rest,
+      resolved: rest.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split("/").pop()}-${rest.version}.tgz`,
+    };
+  }
+  return {
+    name: "project",
+    lockfileVersion: 3,
+    requires: true,
+    packages: { "": { name: "project", dependencies, devDependencies }, ...tarballs, ...packages },
+  };
+}
+
+/**
+ * Installs the tarballs into an empty project at `dir` with `npm ci --offline`, as a user who packed them would
+ * install them, every other package at this repository's locked version (from npm's cache); resolves each
+ * tarball's manifest, in order.
+ */
+export async function installTarballs(
+  dir: string,
+  tarballs: readonly PackedTarball[],
+  devDependencies: Record<string, string> = {},
+): Promise<Manifest[]> {
+  mkdirSync(dir, { recursive: true });
+  const manifests = await Promise.all(tarballs.map(({ file }) => manifestOf(file)));
+  const dependencies: Record<string, string> = {};
+  const locked: Record<string, LockEntry> = {};
+  tarballs.forEach(({ file }, i) => {
+    const manifest = manifests[i]!;
+    const spec = `file:${relative(dir, file)}`;
+    dependencies[manifest.name] = spec;
+    const integrity = `sha512-${createHash("sha512").update(readFileSync(file)).digest("base64")}`;
+    const { version, license, dependencies: deps, bin, engines } = manifest;
+    locked[`node_modules/${manifest.name}`] = {
+      version,
+      resolved: spec,
+      integrity,
+      license,
+      ...(deps ? { dependencies: deps } : {}),
+      ...(bin ? { bin } : {}),
+      ...(engines ? { engines } : {}),
+    };
+  });
+  const project = { name: "project", private: true, type: "module", dependencies, devDependencies };
+  writeFileSync(join(dir, "package.json"), JSON.stringify(project, null, 2));
+  writeFileSync(
+    join(dir, "package-lock.json"),
+    JSON.stringify(projectLock(dependencies, locked, devDependencies), null, 2),
+  );
+  await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir });
+  return manifests;
 }
 
 async function main(argv: string[]): Promise<number> {

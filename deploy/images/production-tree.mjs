@@ -22,8 +22,11 @@ import {
 } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
-/** What a workspace package needs at run time besides its package.json (migrations/: the Postgres example's SQL). */
-const runTimeFiles = ["LICENSE", "dist", "bin", "migrations", "examples"];
+/**
+ * What a workspace package needs at run time besides its package.json (migrations/: the Postgres example's SQL;
+ * src/generated/tools.json: compute-mcp's tools, which its dist/ reads there).
+ */
+const runTimeFiles = ["LICENSE", "dist", "bin", "migrations", "examples", "src/generated/tools.json"];
 /**
  * Production dependencies that the compiled command does not use: the Postgres example declares tsx because its
  * bin runs the TypeScript sources; the image runs its compiled dist/, so the compiler (tsx and esbuild) stays out.

@@ -1,6 +1,7 @@
 /**
  * The images as `npm run images` builds them (on the tests' own Node 24 base), run for real with podman: the stub's
- * and the gateway's containers answer the README's requests, run as an unprivileged user on a read-only root
+ * and the gateway's containers answer the README's requests, compute-mcp's serves Streamable HTTP to the SDK's
+ * client, run as an unprivileged user on a read-only root
  * filesystem with node as PID 1, hold only their run-time tree and carry their labels; `podman stop` drains them (a
  * request in flight is answered) and they exit 0 well before podman's kill.
  */
@@ -13,6 +14,8 @@ import {
   skipWithoutPodman,
   startContainer,
 } from "@compute-api/test-support/podman";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBound, httpClient, tagOf } from "./support.js";
 
@@ -132,6 +135,55 @@ describe.skipIf(skipWithoutPodman())("the images, run with podman", () => {
     expect(ready.status).toBe(200);
   });
 
+  it("compute-mcp's container serves Streamable HTTP to the SDK's client with its token, in front of the stub's container", async () => {
+    const token = "containers-mcp-client-token-0123456789";
+    const mcp = await startContainer(tagOf(images, "mcp"), {
+      env: { COMPUTE_BASE_URL: stub?.url ?? "", COMPUTE_API_KEY: key, COMPUTE_MCP_AUTH_TOKEN: token },
+    });
+    const mcpClient = new Client({ name: "containers-test", version: "1.0.0" });
+    try {
+      const endpoint = new URL("/mcp", mcp.url);
+      await mcpClient.connect(
+        new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
+      const { tools } = await mcpClient.listTools();
+      expect(tools.map((t) => t.name)).toEqual(["createApiKey", "searchResources", "updateClusterMachine"]);
+      const result = await mcpClient.callTool({ name: "searchResources", arguments: { query: "train type:cluster" } });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({
+        results: [{ resourceName: "projects/proj-alpha/clusters/cl-train-01" }],
+      });
+      const refused = await client.send(endpoint.href, { method: "POST", body: {} });
+      expect(refused.status).toBe(401);
+      const { stdout } = await mcp.exec(["node", "-e", selfReport]);
+      expect(JSON.parse(stdout)).toMatchObject({ uid: 1000, gid: 1000, "/app/written": "EROFS" });
+      await mcpClient.close();
+      // More than the drain's 10 s grace for the idle connections of this suite's clients.
+      expect((await mcp.stop(45)).exitCode).toBe(0);
+    } finally {
+      await mcp.remove();
+    }
+  });
+
+  it("compute-mcp's image refuses to start off loopback without the token its clients must send", async () => {
+    const { code, stderr } = await podman(
+      [
+        "run",
+        "--rm",
+        "--network",
+        "host",
+        "-e",
+        `COMPUTE_API_KEY=${key}`,
+        "-e",
+        "COMPUTE_BASE_URL=http://127.0.0.1:9",
+        tagOf(images, "mcp"),
+      ],
+      { allowFailure: true },
+    );
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--host 0\.0\.0\.0 is not a loopback address: give --auth-token/);
+  });
+
   it("each runs as uid 1000 with node as PID 1, on a read-only root filesystem where only /tmp can be written", async () => {
     for (const container of [stub, gateway]) {
       const { stdout, code } = await (container as Container).exec(["node", "-e", selfReport]);
@@ -158,7 +210,8 @@ describe.skipIf(skipWithoutPodman())("the images, run with podman", () => {
       "/app/node_modules/playwright-core",
       "/app/node_modules/@redocly",
     ];
-    const layouts: Record<BuiltImage["target"], { dir: string; present: string[] }> = {
+    // `sources`: what of the package's src/ must be absent (compute-mcp keeps its generated tools.json there).
+    const layouts: Record<BuiltImage["target"], { dir: string; present: string[]; sources?: string }> = {
       gateway: {
         dir: "/app/packages/gateway",
         present: [
@@ -186,26 +239,32 @@ describe.skipIf(skipWithoutPodman())("the images, run with podman", () => {
           "/app/node_modules/pg",
         ],
       },
+      mcp: {
+        dir: "/app/packages/mcp",
+        sources: "/app/packages/mcp/src/bin.ts",
+        present: [
+          "/app/packages/mcp/dist/bin.js",
+          "/app/packages/mcp/src/generated/tools.json",
+          "/app/packages/client/dist/index.js",
+          "/app/packages/contract/dist/index.js",
+          "/app/packages/spec/dist/openapi.json",
+        ],
+      },
     };
     for (const image of images) {
-      const { dir, present } = layouts[image.target];
-      const found = await existing(image.tag, [
-        ...present,
-        ...absent,
-        `${dir}/src`,
-        `${dir}/test`,
-        `${dir}/tsconfig.json`,
-      ]);
+      const { dir, present, sources = `${dir}/src` } = layouts[image.target];
+      const found = await existing(image.tag, [...present, ...absent, sources, `${dir}/test`, `${dir}/tsconfig.json`]);
       expect(found, image.target).toEqual(present);
     }
   });
 
   it("each image carries the OCI labels and exposes its port", async () => {
-    const ports = { gateway: "8080/tcp", stub: "4010/tcp", "postgres-example": "4011/tcp" } as const;
+    const ports = { gateway: "8080/tcp", stub: "4010/tcp", "postgres-example": "4011/tcp", mcp: "4030/tcp" } as const;
     const manifests = {
       gateway: "packages/gateway",
       stub: "packages/stub-server",
       "postgres-example": "examples/postgres",
+      mcp: "packages/mcp",
     };
     for (const image of images) {
       const { stdout } = await podman(["image", "inspect", "--format", "{{json .Config}}", image.tag]);

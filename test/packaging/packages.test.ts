@@ -3,30 +3,27 @@
  * `npm pack`, once for the suite, and the tarballs are installed into an empty project with `npm ci --offline`, from
  * the tarballs and npm's cache (a lockfile for the project is written from this repository's, so no registry is
  * asked). Then, as a new user would: `npx compute-stub` starts and answers a search with the key it printed,
- * `npx compute-gateway` forwards a search to it, `npx compute-conformance` holds it to the spec, `npx compute-mcp
- * --help` answers, and a strict TypeScript consumer (skipLibCheck off, `nodenext` and `bundler` resolution)
+ * `npx compute-gateway` forwards a search to it, `npx compute-conformance` holds it to the spec, `npx -y
+ * @compute-api/mcp --help` answers, and a strict TypeScript consumer (skipLibCheck off, `nodenext` and `bundler` resolution)
  * type-checks against the installed packages' declarations.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PackedTarball, packInto, withDependencies, workspacePackages } from "../../scripts/pack.js";
+import {
+  installTarballs,
+  type Manifest,
+  type PackedTarball,
+  packInto,
+  withDependencies,
+  workspacePackages,
+} from "../../scripts/pack.js";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -39,15 +36,6 @@ interface Packed {
   filename: string;
   files: { path: string }[];
 }
-type Manifest = Record<string, unknown> & {
-  name: string;
-  version: string;
-  scripts?: Record<string, string>;
-  dependencies?: Record<string, string>;
-  repository?: { directory?: string };
-};
-type LockEntry = Record<string, unknown> & { version?: string; resolved?: string; link?: boolean; dev?: boolean };
-
 const scratch = mkdtempSync(join(tmpdir(), "compute-api-packages-"));
 const consumer = join(scratch, "consumer");
 /** Every package's tarball, as `npm run pack` makes them, packed once for the suite. */
@@ -55,43 +43,6 @@ const tarballDir = join(scratch, "tarballs");
 let tarballs: PackedTarball[] = [];
 const children: ChildProcess[] = [];
 let packed: (Packed & { manifest: Manifest })[] = [];
-
-/** The package.json inside a tarball. */
-async function manifestOf(tarball: string): Promise<Manifest> {
-  return JSON.parse((await run("tar", ["-xzOf", tarball, "package/package.json"])).stdout) as Manifest;
-}
-
-/**
- * A lockfile for the consumer: the tarballs, and every package this repository's lockfile installs for the
- * workspaces at run time (plus @types/node), each with its registry URL, so that `npm ci --offline` takes them
- * from npm's cache by integrity and never needs the registry's metadata.
- */
-function consumerLock(
-  dependencies: Record<string, string>,
-  tarballs: Record<string, LockEntry>,
-  devDependencies: Record<string, string>,
-): object {
-  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
-    packages: Record<string, LockEntry>;
-  };
-  const packages: Record<string, LockEntry> = {};
-  for (const [key, entry] of Object.entries(lock.packages)) {
-    if (!key.startsWith("node_modules/") || entry.link || key.startsWith("node_modules/@compute-api/")) continue;
-    if (entry.dev && !/^node_modules\/(@types\/node|undici-types)$/.test(key)) continue;
-    const { dev: _dev, devOptional: _devOptional, peer: _peer, ...rest } = entry;
-    const name = key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length);
-    packages[key] = {
-      ...rest,
-      resolved: rest.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split("/").pop()}-${rest.version}.tgz`,
-    };
-  }
-  return {
-    name: "consumer",
-    lockfileVersion: 3,
-    requires: true,
-    packages: { "": { name: "consumer", dependencies, devDependencies }, ...tarballs, ...packages },
-  };
-}
 
 /**
  * Starts an installed command with npx in the consumer; resolves with its output once it matches `until`. The
@@ -129,54 +80,20 @@ function start(args: string[], until: RegExp): Promise<string> {
  * from the suite's one pack) into an empty project at `dir` with `npm ci --offline`, as a user who packed them would
  * install them; resolves what was installed, each with its manifest and file list.
  */
-async function installTarballs(dir: string, names: readonly string[]): Promise<(Packed & { manifest: Manifest })[]> {
-  mkdirSync(dir, { recursive: true });
+async function installPackages(dir: string, names: readonly string[]): Promise<(Packed & { manifest: Manifest })[]> {
   const wanted = new Set(withDependencies(names).map((p) => p.name));
-  const installed = await Promise.all(
-    tarballs
-      .filter((tarball) => wanted.has(tarball.name))
-      .map(async ({ file, files }) => {
-        const manifest = await manifestOf(file);
-        return { name: manifest.name, filename: file.slice(tarballDir.length + 1), files, manifest };
-      }),
-  );
-
-  const dependencies: Record<string, string> = {};
-  const locked: Record<string, LockEntry> = {};
-  for (const { filename, manifest } of installed) {
-    const spec = `file:${relative(dir, join(tarballDir, filename))}`;
-    dependencies[manifest.name] = spec;
-    const integrity = `sha512-${createHash("sha512")
-      .update(readFileSync(join(tarballDir, filename)))
-      .digest("base64")}`;
-    const { name: _name, version, license, dependencies: deps, bin, engines } = manifest;
-    locked[`node_modules/${manifest.name}`] = {
-      version,
-      resolved: spec,
-      integrity,
-      license,
-      ...(deps ? { dependencies: deps } : {}),
-      ...(bin ? { bin } : {}),
-      ...(engines ? { engines } : {}),
-    };
-  }
+  const chosen = tarballs.filter((tarball) => wanted.has(tarball.name));
   const typesNode = createRequire(import.meta.url)("@types/node/package.json") as { version: string };
-  const devDependencies = { "@types/node": typesNode.version };
-  writeFileSync(
-    join(dir, "package.json"),
-    JSON.stringify({ name: "consumer", private: true, type: "module", dependencies, devDependencies }, null, 2),
-  );
-  writeFileSync(
-    join(dir, "package-lock.json"),
-    JSON.stringify(consumerLock(dependencies, locked, devDependencies), null, 2),
-  );
-  await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir });
-  return installed;
+  const manifests = await installTarballs(dir, chosen, { "@types/node": typesNode.version });
+  return chosen.map(({ file, files }, i) => {
+    const manifest = manifests[i]!;
+    return { name: manifest.name, filename: file.slice(tarballDir.length + 1), files, manifest };
+  });
 }
 
 beforeAll(async () => {
   tarballs = await packInto(withDependencies(workspaces), tarballDir);
-  packed = await installTarballs(consumer, workspaces);
+  packed = await installPackages(consumer, workspaces);
   // What the TypeScript consumers below compile.
   writeFileSync(
     join(consumer, "consumer.ts"),
@@ -265,7 +182,7 @@ describe("the tarballs", () => {
 describe("npm run pack", () => {
   it("packs a package with exactly the packages it needs: the client alone installs and loads", async () => {
     const alone = join(scratch, "client-alone");
-    const installed = await installTarballs(alone, ["client"]);
+    const installed = await installPackages(alone, ["client"]);
     expect(installed.map((p) => p.name)).toEqual(["@compute-api/spec", "@compute-api/decimal", "@compute-api/client"]);
     const { stdout } = await run(
       process.execPath,
@@ -331,12 +248,14 @@ describe("installed from the tarballs into an empty project", () => {
     expect(answers.map(({ stdout }) => stdout.trim())).toEqual(commands.map(() => "1.0.0"));
   });
 
-  it("npx compute-mcp --help and --version answer without the registry", async () => {
-    const [help, version] = await Promise.all(
-      ["--help", "--version"].map((flag) => run("npx", ["--offline", "compute-mcp", flag], { cwd: consumer })),
-    );
-    expect(help?.stdout).toMatch(/^Usage: compute-mcp /);
-    expect(version?.stdout.trim()).toBe("1.0.0");
+  // The README's instructions name the scoped package, as a host's configuration does outside such a project too.
+  it("npx -y @compute-api/mcp and npx -p @compute-api/mcp compute-mcp answer without the registry", async () => {
+    const [help, version] = await Promise.all([
+      run("npx", ["--offline", "-y", "@compute-api/mcp", "--help"], { cwd: consumer }),
+      run("npx", ["--offline", "-p", "@compute-api/mcp", "compute-mcp", "--version"], { cwd: consumer }),
+    ]);
+    expect(help.stdout).toMatch(/^Usage: compute-mcp /);
+    expect(version.stdout.trim()).toBe("1.0.0");
   });
 
   it("the client's and the server kit's first snippets type-check in a project set up as their READMEs say", async () => {

@@ -27,17 +27,29 @@ export interface Gateway {
   metrics: GatewayMetrics;
   /** Marks the gateway as draining: `/readyz` answers 503 from now on, so that balancers stop sending. */
   drain(): void;
-  /** Closes the upstream connections; the caller closes its own server. */
+  /**
+   * Closes the upstream connections and writes the recording a last time; the caller closes its own server. Rejects
+   * when that write failed.
+   */
   close(): Promise<void>;
 }
 
 /** An own endpoint's answer, whose failure (a throw as well as a rejection) the caller is given. */
 const answerOwn = async (endpoint: Endpoint, res: ServerResponse): Promise<void> => endpoint(res);
 
-/** Builds the gateway; rejects when the upstream URL is not usable or the spec does not compile. */
+/**
+ * Builds the gateway; rejects when the upstream URL is not usable, the spec does not compile, or the recording
+ * (`record`) cannot be written or has another writer (a RecordingRefused).
+ */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const parts = buildGatewayParts(options);
   const { logger, log, metrics, tracing, recorder, upstream } = parts;
+  try {
+    await recorder?.start();
+  } catch (error) {
+    await upstream.close();
+    throw error;
+  }
 
   /** A request whose handling failed: 500 with the error body, the error logged. */
   const failed = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
@@ -60,9 +72,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     void handler(req, res, new RequestNotes(log(req, res)));
   };
   const app = gatewayApp(listener, options.requestTimeoutMs ?? defaults.requestTimeoutMs);
+  // A recording whose last write failed rejects, after the upstream pool is closed too.
   const close = async () => {
-    await recorder?.close();
-    await upstream.close();
+    try {
+      await recorder?.close();
+    } finally {
+      await upstream.close();
+    }
   };
   return { app, metrics, drain: parts.drain, close };
 }

@@ -57,8 +57,8 @@ const epilogue = {
   ],
   exitStatus: {
     0: "stopped by SIGINT or SIGTERM after draining; or --help, --version",
-    1: "it could not start (the port is taken, the spec does not compile)",
-    2: "a flag or variable is invalid, or --upstream is missing",
+    1: "it could not start (the port is taken, the spec does not compile), or the recording's last write failed",
+    2: "a flag or variable is invalid, --upstream is missing, or the --record file cannot be written or has a writer",
   },
 };
 

@@ -86,8 +86,9 @@ export function buildGatewayParts(options: GatewayOptions): GatewayParts {
   const cors = options.corsOrigins ? corsHandler(options.corsOrigins, contract.spec) : undefined;
   const isSpecRoute =
     (options.passthroughUnknown ?? defaults.passthroughUnknown) ? createSpecRouteTest(contract.spec) : undefined;
-  // Recording (--record): the resources of the answers that pass the check.
-  const recorder = options.record === undefined ? undefined : createRecorder({ file: options.record, logger });
+  // Recording (--record): the resources of the answers that pass the check; started (the file taken) by createGateway.
+  const recorder =
+    options.record === undefined ? undefined : createRecorder({ file: options.record, logger, spec: contract.spec });
   const respond = createRespond({ mode, maxResponseBytes, contract, logger, ownsCors: cors !== undefined });
   const { registry } = metrics;
   const metricsText = options.metricsSource?.(registry) ?? (() => registry.metrics());

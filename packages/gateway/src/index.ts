@@ -3,3 +3,4 @@ export type { ResponseValidationMode } from "@compute-api/contract";
 export { createGateway, type Gateway, type GatewayApp } from "./app.js";
 export type { GatewayMetrics } from "./metrics.js";
 export { defaults, type GatewayOptions } from "./options.js";
+export { RecordingRefused } from "./record.js";

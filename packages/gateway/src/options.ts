@@ -44,7 +44,8 @@ export interface GatewayOptions {
   spec?: OpenApiDocument;
   /**
    * Records what the backend answers into this fixture file (`.yaml`), which `compute-stub --data` serves: the
-   * resources of search and PATCH answers that passed the check, merged by id (record.ts). Default none.
+   * resources of search and PATCH answers that passed the check, merged by id (record.ts). Default none. A file that
+   * cannot be written, or has another writer, makes createGateway reject with a RecordingRefused.
    */
   record?: string;
   /**

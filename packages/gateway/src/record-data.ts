@@ -1,9 +1,9 @@
 /**
  * The data of a recording (see record.ts), as the fixture file holds it: the form of a recorded resource, the ids of
- * the stand-ins, the scrubbing of anything of the form of a key, and the snapshot that turns the merged collections
- * into a servable data set — stand-ins for what answers named but never showed, and one user who sees it all.
+ * the stand-ins, the snapshot that turns the merged collections into a servable data set — stand-ins for what
+ * answers named but never showed, and one user who sees it all — and the file's text, a header of comments that no
+ * recorded value can end, then the data.
  */
-
 /** A resource as the spec defines it: an object with an id (and a projectId, for a project's resources). */
 export type Resource = Record<string, unknown> & { id: string; projectId?: string };
 
@@ -11,18 +11,6 @@ export type Resource = Record<string, unknown> & { id: string; projectId?: strin
 export const recordedUserId = "recorded";
 /** The id of the stand-in billing account of projects whose billing account no answer showed. */
 export const unrecordedBillingAccountId = "unrecorded";
-
-/** Anything of the form of an API key of this service. */
-const keyForm = /cak_[A-Za-z0-9._~+/=-]*/g;
-
-/** A resource with every string of the form of a key replaced, at any depth. */
-export function scrub<T>(value: T): T {
-  if (typeof value === "string") return value.replace(keyForm, "[redacted]") as T;
-  if (Array.isArray(value)) return value.map(scrub) as T;
-  if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, scrub(item)])) as T;
-  return value;
-}
 
 /** Code-point order, as the stub sorts names: the file's order does not depend on the order of the traffic. */
 const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
@@ -97,4 +85,34 @@ export function snapshotOf(
     },
     notes,
   };
+}
+
+/**
+ * A line of the header as a YAML comment. A recorded value in it (an id, the file's name) may hold a line break: each
+ * control character (and U+2028, U+2029) is written as a `\uXXXX` escape, so that nothing ends the comment.
+ */
+const comment = (line: string): string =>
+  line === ""
+    ? "#"
+    : `# ${line.replace(/\p{Cc}|[\u2028\u2029]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}`;
+
+/** The file's text: the header, with what the recording says of itself, then the data as JSON (which YAML reads). */
+export function fileText(
+  file: string,
+  { data, notes }: { data: Record<string, unknown>; notes: string[] },
+  { first, last, count }: { first: string | undefined; last: string | undefined; count: number },
+): string {
+  const header = [
+    `Recorded by compute-gateway --record${first ? ` from ${first} to ${last}` : ""}: ${count} resources, from the`,
+    "answers of searchResources and updateClusterMachine, merged by id (the newest answer wins). No API key, no",
+    "Authorization value and no request body is in this file.",
+    "",
+    `Serve it: compute-stub --data ${file}`,
+    `Users are not recorded: '${recordedUserId}' below is a stand-in who may see everything here; compute-stub gives`,
+    'the first user a key (printed at start, or --api-key). To add a user, add an entry to "users":',
+    '  {"id": "ci", "projectIds": ["…"], "billingAccountIds": ["…"], "apiKeys": [{"id": "default", "sha256": "<SHA-256 of the key>"}]}',
+    '(or "key": "<the key>" in clear), as in @compute-api/stub-server\'s examples/fixtures.yaml.',
+    ...(notes.length > 0 ? ["", ...notes] : []),
+  ];
+  return `${header.map(comment).join("\n")}\n${JSON.stringify(data, null, 2)}\n`;
 }

@@ -3,21 +3,28 @@
  * (`compute-stub --data <file>`), so that a team gets a stateful stub of its own account. Kept: the resources of
  * searchResources' answers and updateClusterMachine's (a machine goes into its cluster), merged by id, the newest
  * answer winning — only answers that passed the contract's check. Never kept: API keys (createApiKey's answer is
- * not read), the `Authorization` header, request bodies, and any string of the form of a key (`cak_…`), in case a
- * resource's field holds one. Users are not recorded: the file has one stand-in user who may see everything in it,
- * and its header says how to add others.
+ * not read), the `Authorization` header, request bodies, and anything of the form of a key in any spelling (`cak_…`,
+ * `CAK_…`, `cak%5F…`), in a resource's values or its field names (the rules' redactKeys, as the stub's journal).
+ * Users are not recorded: the file has one stand-in user who may see everything in it, and its header says how to
+ * add others.
  *
- * The file is YAML — a header of comments, then the data as JSON, which YAML reads as it is — written whole to a
- * temporary file renamed over the last (a reader never sees half a file): every `intervalMs` when something
- * changed, and at the end (the drain, SIGINT, SIGTERM).
+ * The file is YAML — a header of comments, then the data as JSON, which YAML reads as it is. A recorded value in the
+ * header (an id) has its line breaks and other control characters escaped, so that none ends a comment. The file is
+ * written whole (record-file.ts: one writer, holding a lock beside it; a temporary file of an unpredictable name,
+ * created exclusively, renamed over the last): at start (a file that cannot be written, or another writer, refuses
+ * the start), every `intervalMs` when something changed, and at the end (the drain, SIGINT, SIGTERM), where a
+ * failed write fails close().
  */
-import { rename, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
+import { createAjv, loadSpec, type OpenApiDocument } from "@compute-api/contract";
+import { redactKeys } from "@compute-api/rules";
 import type { Logger } from "@compute-api/runtime";
-import { type Resource, recordedUserId, scrub, snapshotOf } from "./record-data.js";
+import { fileText, type Resource, snapshotOf } from "./record-data.js";
+import { lockRecording, RecordingRefused, writeWhole } from "./record-file.js";
 import type { HandlerWrapper } from "./request-notes.js";
 
 export { recordedUserId, unrecordedBillingAccountId } from "./record-data.js";
+export { RecordingRefused } from "./record-file.js";
 
 /** Options of a recorder. */
 export interface RecorderOptions {
@@ -26,15 +33,22 @@ export interface RecorderOptions {
   /** How often the file is written when something changed, in ms; default 5000. */
   intervalMs?: number;
   logger?: Logger;
+  /** The bundled spec, whose ResourceId the recorded ids must be; default the one of @compute-api/spec. */
+  spec?: OpenApiDocument;
 }
 
 /** A recording in progress. */
 export interface Recorder {
   /** An answer that passed the contract's check, its body decoded; only 200s of the recorded operations are kept. */
   answered(operationId: string, status: number, body: Uint8Array): void;
-  /** Writes the file now if anything changed since it was last written. */
+  /**
+   * Takes the file's lock and writes the empty recording, then every `intervalMs`; rejects with a RecordingRefused
+   * when the file cannot be written or another process records into it.
+   */
+  start(): Promise<void>;
+  /** Writes the file now if anything changed since it was last written; a failure is logged. */
   flush(): Promise<void>;
-  /** Stops the periodic writes and writes the file a last time. */
+  /** Stops the periodic writes, writes the file a last time and releases its lock; rejects when that write failed. */
   close(): Promise<void>;
   /** The data set as the file holds it, and what the header says besides. */
   snapshot(): { data: Record<string, unknown>; notes: string[] };
@@ -54,10 +68,14 @@ export function recordFileProblem(file: string): string | undefined {
  * and projects by id, a project's resources by project and id.
  */
 class Recording {
+  /** @param isResourceId whether an id is one a request can address: the stub serves no other (fixtures' rule). */
+  constructor(private readonly isResourceId: (id: unknown) => boolean) {}
   /** By collection (`clusters`), then `projectId/id` (or `id`). */
   private readonly collections = new Map<string, Map<string, Resource>>();
   /** Machines whose cluster no answer showed yet, by `projectId/id`. */
   private readonly loneMachines = new Map<string, Resource>();
+  /** Resources left out, as an id of theirs is no ResourceId (a line break, a space): `type projectId/id`. */
+  private readonly unservable = new Set<string>();
   /** When the first and the last kept answer came. */
   first: string | undefined;
   last: string | undefined;
@@ -71,12 +89,16 @@ class Recording {
     } catch {
       return false;
     }
-    if (operationId === "updateClusterMachine") this.keepMachine(scrub(value as Resource));
-    else
+    if (operationId === "updateClusterMachine") {
+      const machine = redactKeys(value as Resource);
+      if (this.servable("clusterMachine", machine)) this.keepMachine(machine);
+    } else
       for (const result of (value as { results?: Record<string, unknown>[] }).results ?? []) {
         const type = result.resourceType;
         const resource = typeof type === "string" ? result[type] : undefined;
-        if (resource && typeof resource === "object") this.keep(type as string, scrub(resource as Resource));
+        if (!resource || typeof resource !== "object") continue;
+        const scrubbed = redactKeys(resource as Resource);
+        if (this.servable(type as string, scrubbed)) this.keep(type as string, scrubbed);
       }
     this.last = new Date().toISOString();
     this.first ??= this.last;
@@ -90,7 +112,23 @@ class Recording {
 
   /** The data set, servable: stand-ins for what answers named but never showed, and one user who sees it all. */
   snapshot() {
-    return snapshotOf(this.collections, this.loneMachines);
+    const snapshot = snapshotOf(this.collections, this.loneMachines);
+    if (this.unservable.size > 0)
+      snapshot.notes.push(`Left out, as an id of theirs is no ResourceId: ${[...this.unservable].sort().join(", ")}.`);
+    return snapshot;
+  }
+
+  /** Whether the stub could serve a resource: its ids, its project's and its billing account's are ResourceIds. */
+  private servable(type: string, resource: Resource): boolean {
+    const { id, projectId, billingAccountId } = resource;
+    const ok = [id, projectId, billingAccountId].every((v) => v === undefined || this.isResourceId(v));
+    if (!ok) this.unservable.add(`${type} ${keyOf(resource)}`);
+    // A cluster's machines of ids a request cannot address are left out of it.
+    if (ok && type === "cluster" && Array.isArray(resource.machines))
+      resource.machines = (resource.machines as Resource[]).filter((machine) =>
+        this.servable("clusterMachine", machine),
+      );
+    return ok;
   }
 
   /** A resource of a search answer, the newest of its id. */
@@ -127,64 +165,62 @@ class Recording {
 
 const keyOf = (r: Resource) => (r.projectId === undefined ? r.id : `${r.projectId}/${r.id}`);
 
-/** The file's text: the header, then the data as JSON (which YAML reads as it is). */
-function fileText(file: string, recording: Recording): string {
-  const { data, notes } = recording.snapshot();
-  const { first, last } = recording;
-  const header = [
-    `Recorded by compute-gateway --record${first ? ` from ${first} to ${last}` : ""}: ${recording.count()} resources, from the`,
-    "answers of searchResources and updateClusterMachine, merged by id (the newest answer wins). No API key, no",
-    "Authorization value and no request body is in this file.",
-    "",
-    `Serve it: compute-stub --data ${file}`,
-    `Users are not recorded: '${recordedUserId}' below is a stand-in who may see everything here; compute-stub gives`,
-    'the first user a key (printed at start, or --api-key). To add a user, add an entry to "users":',
-    '  {"id": "ci", "projectIds": ["…"], "billingAccountIds": ["…"], "apiKeys": [{"id": "default", "sha256": "<SHA-256 of the key>"}]}',
-    '(or "key": "<the key>" in clear), as in @compute-api/stub-server\'s examples/fixtures.yaml.',
-    ...(notes.length > 0 ? ["", ...notes] : []),
-  ];
-  return `${header.map((line) => (line === "" ? "#" : `# ${line}`)).join("\n")}\n${JSON.stringify(data, null, 2)}\n`;
-}
-
-/** Starts a recording into `file`, written every `intervalMs` when something changed and at close. */
-export function createRecorder({ file, intervalMs = 5000, logger }: RecorderOptions): Recorder {
+/** A recording into `file`, not started: start() takes the file and writes it first. */
+export function createRecorder({ file, intervalMs = 5000, logger, spec = loadSpec() }: RecorderOptions): Recorder {
   const problem = recordFileProblem(file);
-  if (problem) throw new Error(`--record ${file}: ${problem}`);
-  const recording = new Recording();
-  let changed = false;
+  if (problem) throw new RecordingRefused(`--record ${file}: ${problem}`);
+  const isResourceId = createAjv(spec).compile({ $ref: "openapi.json#/components/schemas/ResourceId" });
+  const recording = new Recording((id) => isResourceId(id));
+  let changed = true;
   let writing: Promise<void> = Promise.resolve();
+  /** The failure of the last write, if it failed. */
+  let failure: Error | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let release: (() => void) | undefined;
 
-  /** Writes the whole file to a temporary one beside it, then renames it over the last. */
+  /** Writes the whole file, if anything changed, after the write under way. */
   function flush(): Promise<void> {
     writing = writing.then(async () => {
       if (!changed) return;
       changed = false;
-      const temporary = `${file}.${process.pid}.tmp`;
       try {
-        await writeFile(temporary, fileText(file, recording), { mode: 0o600 });
-        await rename(temporary, file);
+        const { first, last } = recording;
+        await writeWhole(file, fileText(file, recording.snapshot(), { first, last, count: recording.count() }));
+        failure = undefined;
       } catch (error) {
         changed = true;
+        failure = error as Error;
         logger?.error({ err: error, file }, "the recording cannot be written");
       }
     });
     return writing;
   }
 
-  const timer = setInterval(() => void flush(), intervalMs);
-  timer.unref();
-  // An empty recording is written at once, so that the file exists (and says what it is) from the start.
-  changed = true;
-  void flush();
   return {
     answered: (operationId, status, body) => {
       if (recording.answered(operationId, status, body)) changed = true;
     },
+    start: async () => {
+      release = lockRecording(file);
+      // The empty recording, at once: the file exists (and says what it is) from the start, or the start fails.
+      await flush();
+      if (failure) {
+        release();
+        release = undefined;
+        throw new RecordingRefused(`--record ${file}: cannot be written: ${failure.message}`);
+      }
+      timer = setInterval(() => void flush(), intervalMs);
+      timer.unref();
+    },
     flush,
     snapshot: () => recording.snapshot(),
     close: async () => {
+      if (!release) return;
       clearInterval(timer);
       await flush();
+      release();
+      release = undefined;
+      if (failure) throw new Error(`the recording ${file} cannot be written: ${failure.message}`, { cause: failure });
     },
   };
 }

@@ -2,13 +2,14 @@
 import cluster from "node:cluster";
 import type { Server } from "node:http";
 import { createLogger, drainable, flushStdoutLog, type Logger, onShutdownSignal } from "@compute-api/runtime";
-import { packageVersion, parseOrExit, processIo } from "@compute-api/runtime/cli";
+import { exitCodes, packageVersion, parseOrExit, processIo } from "@compute-api/runtime/cli";
 import { startTracing } from "@compute-api/runtime/tracing";
 import { type Tracer, trace } from "@opentelemetry/api";
 import { createGateway } from "./app.js";
 import { type CliConfig, parseCommandLine } from "./cli.js";
 import { announceFailure, announceReady, boundPortVariable, receiveConnections, runPrimary } from "./cluster.js";
 import { clusterMetrics } from "./cluster-metrics.js";
+import { RecordingRefused } from "./record.js";
 
 /**
  * Builds a gateway from the configuration and listens; on SIGTERM or SIGINT it drains (the contract's drain: a
@@ -65,10 +66,17 @@ export async function serve(config: CliConfig, logger: Logger, tracer?: Tracer):
     );
     gateway.drain();
     await connections.drain({ graceMs, timeoutMs, logger });
-    await gateway.close();
-    logger.info({ pid: process.pid }, "compute-gateway stopped: no connection left");
+    // The recording's last write failing fails the exit (its cause is logged by the recorder).
+    const failed = await gateway.close().then(
+      () => false,
+      (error: unknown) => {
+        logger.error({ err: error, pid: process.pid }, "compute-gateway stopped with a failure");
+        return true;
+      },
+    );
+    if (!failed) logger.info({ pid: process.pid }, "compute-gateway stopped: no connection left");
     await flushStdoutLog();
-    process.exit(0);
+    process.exit(failed ? exitCodes.failed : exitCodes.ok);
   };
   onShutdownSignal(() => void stop(), logger);
   if (cluster.isWorker) announceReady();
@@ -94,9 +102,10 @@ export async function main(args: string[]): Promise<void> {
     await serve(config, logger, tracing.enabled ? trace.getTracer("@compute-api/gateway", version) : undefined);
   } catch (error) {
     // One line, as the stub's start-up failures are: what went wrong, not a stack (a worker's primary says it).
+    // A recording refused (a file that cannot be written, another writer) exits 2, as a usage error does.
     const reason = ((error as Error).message ?? String(error)).split("\n")[0] ?? "";
     if (cluster.isWorker) await announceFailure(reason);
     else process.stderr.write(`compute-gateway: cannot start: ${reason}\n`);
-    process.exit(1);
+    process.exit(error instanceof RecordingRefused ? exitCodes.usage : exitCodes.failed);
   }
 }

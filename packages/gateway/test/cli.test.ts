@@ -1,38 +1,13 @@
 /** The compute-gateway command: flags and environment, exit status 2 on bad input, and a real start. */
-import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { freePort, listenLocal } from "@compute-api/test-support";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { type CliConfig, parseCommandLine } from "../src/cli.js";
+import { runGateway } from "./support/command.js";
 import { json, testUpstream } from "./support/servers.js";
 
-const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
-
-/** Every process the suite started; any still running when it ends (a test that timed out) is killed. */
-const started: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-});
-
 /** Runs the bin from source; resolves when it exits or prints a line matching `until`. */
-function run(args: string[], env: Record<string, string> = {}, until?: RegExp) {
-  const child = spawn(process.execPath, ["--conditions", "@compute-api/source", "--import", "tsx", bin, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  started.push(child);
-  let output = "";
-  const done = new Promise<{ code: number | null; output: string }>((resolve) => {
-    const check = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (until?.test(output)) resolve({ code: null, output });
-    };
-    child.stdout.on("data", check);
-    child.stderr.on("data", check);
-    child.on("exit", (code) => resolve({ code, output }));
-  });
-  return { child, done };
-}
+const run = (args: string[], env: Record<string, string> = {}, until?: RegExp) =>
+  runGateway(args, env, until ? { until } : {});
 
 /** Standard output and error that keep nothing: a parse here prints no deprecation line into the test's output. */
 const quiet = { stdout: () => {}, stderr: () => {} };

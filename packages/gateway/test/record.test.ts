@@ -15,7 +15,7 @@ import { CommanderError } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCommandLine } from "../src/cli.js";
 import { createRecorder } from "../src/record.js";
-import { type TestGateway, testGateway, testUpstream } from "./support/servers.js";
+import { json, type TestGateway, testGateway, testUpstream } from "./support/servers.js";
 
 const spec = loadSpec();
 const keys = { alice: "cak_record-alice-0001", bob: "cak_record-bob-0002" };
@@ -112,6 +112,7 @@ describe("the recorder", () => {
   it("writes periodically and atomically, without waiting for the end", async () => {
     const file = join(directory, "periodic.yml");
     const recorder = createRecorder({ file, intervalMs: 50 });
+    await recorder.start();
     const answer = {
       results: [
         {
@@ -240,5 +241,89 @@ describe("the stub's admin API through the gateway", () => {
     }
     expect(upstream.received.map((r) => r.url)).toEqual(["/__stubs/x", "/v1x/__stub/reset"]);
     upstream.received.length = 0;
+  });
+});
+
+describe("recorded values that try to leave their place", () => {
+  /** A search answer the contract accepts, with what a hostile or careless backend put in it. */
+  const answer = {
+    results: [
+      {
+        resourceName: "billingAccounts/ba-1",
+        resourceType: "billingAccount",
+        score: 100,
+        billingAccount: {
+          id: "ba-1",
+          displayName: "CAK_UPPER-0001 cak%5Fencoded-0002 cak%5flower-0003 %63%41K%5F0004 end",
+          "cak_as-a-field-name-0005": "x",
+        },
+      },
+      {
+        resourceName: "projects/evil/clusters/cl-1",
+        resourceType: "cluster",
+        score: 90,
+        cluster: {
+          id: "cl-1",
+          projectId: 'evil\r\n{"users": []}\n# \u2028',
+          dataCenterId: "dc-1",
+          machineTypeId: "mt-1",
+          machineCount: 0,
+        },
+      },
+      {
+        resourceName: "projects/proj-x/clusters/cl-2",
+        resourceType: "cluster",
+        score: 80,
+        cluster: {
+          id: "cl-2",
+          projectId: "proj-x",
+          dataCenterId: "dc-1",
+          machineTypeId: "mt-1",
+          machineCount: 2,
+          machines: [
+            { id: "cm-1", projectId: "proj-x", volumeIds: ['vol\n{"users": []}'] },
+            { id: "cm\r\n2", projectId: "proj-x" },
+          ],
+        },
+      },
+    ],
+  };
+  let file: string;
+
+  beforeAll(async () => {
+    file = join(directory, "hostile.yaml");
+    const upstream = await testUpstream();
+    upstream.answer = (_req, res) => json(res, 200, answer);
+    const gateway = await testGateway({ upstream: upstream.url, record: file });
+    try {
+      const res = await search(gateway.url, keys.alice, "type:billingAccount");
+      expect(res.status).toBe(200);
+    } finally {
+      await gateway.close();
+      await upstream.close();
+    }
+  });
+
+  it("ids with CR/LF stay in their comment lines, and the recording still loads without them", () => {
+    const data = loadFixtures(file, spec);
+    expect(data.clusters).toMatchObject([{ id: "cl-2", machines: [{ id: "cm-1", volumeIds: [] }] }]);
+    const text = readFileSync(file, "utf8");
+    // The data starts at the line "{"; every line before it is a comment.
+    const header = text.slice(0, text.indexOf("\n{\n"));
+    expect(header.split("\n").filter((line) => !line.startsWith("#"))).toEqual([]);
+    // Named, escaped: what the stub could not serve is left out (an id of a cluster, a machine, a volume).
+    expect(header).toContain('cluster evil\\u000d\\u000a{"users": []}\\u000a# \\u2028/cl-1');
+    expect(header).toContain("clusterMachine proj-x/cm\\u000d\\u000a2");
+    expect(header).toContain('proj-x/cm-1 → vol\\u000a{"users": []}');
+  });
+
+  it("scrubs a key in any spelling: CAK_…, cak%5F…, cak%5f…, every character escaped, a key as a field name", () => {
+    const text = readFileSync(file, "utf8");
+    for (const secret of ["0001", "0002", "0003", "0004", "0005"]) expect(text).not.toContain(secret);
+    expect(loadFixtures(file, spec).billingAccounts?.find((b) => b.id === "ba-1")).toEqual({
+      id: "ba-1",
+      displayName: "[redacted] [redacted] [redacted] [redacted] end",
+      "[redacted]": "x",
+    });
   });
 });

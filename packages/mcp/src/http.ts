@@ -17,7 +17,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { type Logger, requestLogger } from "@compute-api/runtime";
+import { hostOriginCheck, type Logger, requestLogger } from "@compute-api/runtime";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { inFlightCalls } from "./http-cancel.js";
 import { answerCors } from "./http-cors.js";
@@ -27,6 +27,8 @@ import type { ToolRunner } from "./tool-runner.js";
 
 /** The path of the MCP endpoint. */
 export const mcpPath = "/mcp";
+/** The path of the health check: 200 while compute-mcp is up, without a token (after the Host and Origin checks). */
+export const healthPath = "/healthz";
 
 /** Options of {@link createHttpHandler}. */
 export interface HttpOptions {
@@ -40,21 +42,8 @@ export interface HttpOptions {
   allowedOrigins?: string[] | undefined;
 }
 
-const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
 /** Whether `host` (an address to listen on) is a loopback one. */
-export function isLoopback(host: string): boolean {
-  return loopbackHosts.has(host) || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-/** The host name of a Host header or an origin, lower-cased, IPv6 in brackets; undefined when malformed. */
-function hostnameOf(value: string): string | undefined {
-  try {
-    return new URL(value.includes("://") ? value : `http://${value}`).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
-}
+export { isLoopback } from "@compute-api/runtime";
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
@@ -68,23 +57,25 @@ export function createHttpHandler(options: HttpOptions): RequestListener {
   const { runner, logger, authToken, loopback, allowedOrigins = [] } = options;
   const expected = authToken === undefined ? undefined : digest(authToken);
   const log = requestLogger(logger);
+  const hostOrigin = hostOriginCheck({ loopback, allowedOrigins });
   const calls = inFlightCalls();
-  const originAllowed = (origin: string) => {
-    if (allowedOrigins.includes("*") || allowedOrigins.includes(origin)) return true;
-    const host = hostnameOf(origin);
-    return loopback && host !== undefined && loopbackHosts.has(host);
-  };
 
   async function serve(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? "").split("?")[0];
-    if (path !== mcpPath) return refuse(res, 404, `not found: the MCP endpoint is ${mcpPath}`);
-    const host = hostnameOf(req.headers.host ?? "");
-    if (loopback && (host === undefined || !loopbackHosts.has(host))) {
-      return refuse(res, 403, "Host not allowed: this server answers only requests for localhost");
+    if (path !== mcpPath && path !== healthPath) {
+      return refuse(res, 404, `not found: the MCP endpoint is ${mcpPath}`);
     }
+    const refused = hostOrigin(req.headers);
+    if (refused === "host")
+      return refuse(res, 403, "Host not allowed: this server answers only requests for localhost");
+    if (refused === "origin") return refuse(res, 403, "Origin not allowed: add it with --cors-origins");
     const origin = req.headers.origin;
-    if (origin !== undefined && !originAllowed(origin)) {
-      return refuse(res, 403, "Origin not allowed: add it with --cors-origins");
+    // A probe (a container's, Kubernetes') sends no token: it learns only that compute-mcp is up.
+    if (path === healthPath) {
+      if (req.method !== "GET" && req.method !== "HEAD")
+        return refuse(res, 405, "method not allowed", { allow: "GET" });
+      res.writeHead(200, { "content-type": "application/json" });
+      return void res.end(req.method === "GET" ? '{"status":"ok"}' : undefined);
     }
     // A browser's request from an allowed origin: its CORS headers, and its preflight answered before the token.
     if (origin !== undefined && answerCors(req, res)) return;

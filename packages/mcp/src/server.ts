@@ -6,6 +6,7 @@
 import { packageVersion } from "@compute-api/runtime/cli";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { anySignal } from "./signals.js";
 import { statusMeanings } from "./tool-advice.js";
 import type { ToolRunner } from "./tool-runner.js";
 
@@ -39,17 +40,6 @@ export interface McpServerOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** The call's signal, aborted by the protocol's or by `other`; not AbortSignal.any, whose sources Node 20 holds weakly. */
-function eitherSignal(own: AbortSignal, other: AbortSignal | undefined): AbortSignal {
-  if (!other) return own;
-  const controller = new AbortController();
-  for (const signal of [own, other]) {
-    if (signal.aborted) controller.abort(signal.reason);
-    else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
-  }
-  return controller.signal;
-}
-
 /** A new MCP server (one per connection or HTTP request) over the shared runner. */
 export function createMcpServer(runner: ToolRunner, options: McpServerOptions = {}): Server {
   const server = new Server(
@@ -63,7 +53,7 @@ export function createMcpServer(runner: ToolRunner, options: McpServerOptions = 
       // The protocol's answer to a tool that does not exist; anything a tool does is a result instead.
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}; tools/list names the tools`);
     }
-    return runner.call(name, args, eitherSignal(extra.signal, options.signal));
+    return runner.call(name, args, anySignal(extra.signal, options.signal));
   });
   return server;
 }

@@ -48,17 +48,23 @@ export function refusedArguments(
   ]);
 }
 
-/** An error body of the API (ErrorBody) and the response it came with, as an error result. */
+/**
+ * An error body of the API (ErrorBody) and the response it came with, as an error result; `attempts` says how many
+ * calls compute-mcp made (retries of a 429 or 503, tool-retry.ts).
+ */
 export function apiErrorResult(
   generated: GeneratedTool,
   status: number,
   body: unknown,
   headers: Headers,
+  attempts = 1,
 ): CallToolResult {
   const error = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
   const message = typeof error.message === "string" ? error.message : `HTTP ${status} without an error body`;
   const details = Array.isArray(error.details) ? (error.details as Record<string, unknown>[]) : [];
-  const lines = [`${generated.tool.name} failed: ${status} ${message}`];
+  const lines = [
+    `${generated.tool.name} failed: ${status} ${message}${attempts > 1 ? ` (after ${attempts} attempts)` : ""}`,
+  ];
   const facts: FailureFacts = { fields: [], metadata: {} };
   for (const detail of details) {
     const type = String(detail["@type"] ?? "");
@@ -81,7 +87,7 @@ export function apiErrorResult(
 }
 
 /** The wait the service asks for: the Retry-After header (seconds), else a RetryInfo detail's `retryDelay`. */
-function retryAfterSeconds(headers: Headers, details: Record<string, unknown>[]): number | undefined {
+export function retryAfterSeconds(headers: Headers, details: Record<string, unknown>[]): number | undefined {
   const header = headers.get("retry-after");
   if (header && /^\d+$/.test(header.trim())) return Number(header);
   for (const detail of details) {

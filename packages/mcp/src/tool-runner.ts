@@ -11,8 +11,10 @@ import type { GeneratedTool } from "./derive-tools.js";
 import { toolForHost } from "./host-schemas.js";
 import type { Host } from "./host-subsets.js";
 import { compileInputSchemas, withoutNullOptionals } from "./input-schemas.js";
+import { anySignal } from "./signals.js";
 import { checkArguments } from "./tool-arguments.js";
 import { apiErrorResult, refusedArguments, successResult, unreachableResult } from "./tool-results.js";
+import { sendWithRetries } from "./tool-retry.js";
 import { generatedTools } from "./tools.js";
 
 /** Options of {@link createToolRunner}. */
@@ -25,7 +27,7 @@ export interface ToolRunnerOptions {
   logger?: Logger;
   /** The fetch the client uses (default the global one). */
   fetch?: (input: Request) => Promise<Response>;
-  /** Time one call may take, the client's retries of a GET included (default 30 000 ms). */
+  /** Time one call may take, its retries and their waits included (default 30 000 ms). */
   timeoutMs?: number;
   /** The compiled contract; default the spec of @compute-api/spec's. */
   contract?: Contract;
@@ -75,11 +77,14 @@ function selectedTools({ tools, readOnly }: Pick<ToolRunnerOptions, "tools" | "r
 /** Builds the runner; a bad base URL or a missing key is refused here (a TypeError that says which). */
 export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
   const { apiKey, logger, client: host } = options;
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const client = createComputeClient({
     baseUrl: options.baseUrl,
     apiKey,
     ...(options.fetch && { fetch: options.fetch }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    timeoutMs,
+    // The tools' retries follow their annotations (tool-retry.ts), the client's would retry only a GET.
+    retry: false,
   });
   // The operations are the spec's, so the generic form of openapi-fetch's request() is enough here.
   const request = client.request.bind(client) as unknown as LooseRequest;
@@ -97,31 +102,38 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         }
       : result;
 
-  async function run(generated: GeneratedTool, args: Record<string, unknown>, signal?: AbortSignal) {
-    const given = host ? withoutNullOptionals(args, generated.tool.inputSchema) : args;
-    const checked = checkArguments(contract, generated, inputChecks.get(generated.tool.name)!, given);
+  async function run(generated: GeneratedTool, args: Record<string, unknown>, cancel?: AbortSignal) {
+    const { tool, operation } = generated;
+    // An adapted schema sends an optional argument it has no value for as null: not given, before the full check.
+    const given = host ? withoutNullOptionals(args, tool.inputSchema) : args;
+    const checked = checkArguments(contract, generated, inputChecks.get(tool.name)!, given);
     if ("violations" in checked) return { result: refusedArguments(generated, checked.violations) };
     const { path, query, body } = checked.request;
-    const { method } = generated.operation;
-    try {
-      const { data, error, response } = await request(method.toLowerCase(), generated.operation.path, {
+    // One deadline for the call, its retries and their waits included.
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = anySignal(cancel, deadline);
+    const send = () =>
+      request(operation.method.toLowerCase(), operation.path, {
         params: { path, query },
         ...(body !== undefined && { body }),
-        ...(signal && { signal }),
+        signal,
       });
+    try {
+      const { answer, attempts } = await sendWithRetries(tool, send, signal);
+      const { data, error, response } = answer;
       const result = response.ok
         ? successResult(generated, data, given.limit)
-        : apiErrorResult(generated, response.status, error, response.headers);
-      return { result, status: response.status };
+        : apiErrorResult(generated, response.status, error, response.headers, attempts);
+      return { result, status: response.status, attempts };
     } catch (error) {
       if (error instanceof ComputeNetworkError) {
         return { result: unreachableResult(generated, `no answer from ${error.baseUrl} (${error.code})`) };
       }
-      if (error instanceof DOMException && error.name === "TimeoutError") {
+      if (cancel?.aborted) return { result: unreachableResult(generated, "the call was cancelled") };
+      if (deadline.aborted || (error instanceof DOMException && error.name === "TimeoutError")) {
         return { result: unreachableResult(generated, "the service did not answer in time") };
       }
-      if (signal?.aborted) return { result: unreachableResult(generated, "the call was cancelled") };
-      logger?.error({ tool: generated.tool.name, err: error }, "tool call failed unexpectedly");
+      logger?.error({ tool: tool.name, err: error }, "tool call failed unexpectedly");
       return { result: unreachableResult(generated, "compute-mcp failed unexpectedly (its log says why)") };
     }
   }
@@ -134,11 +146,12 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       const generated = byName.get(name);
       if (!generated) throw new Error(`unknown tool ${name}`);
       const started = performance.now();
-      const { result, status } = await run(generated, args, signal);
+      const { result, status, attempts } = await run(generated, args, signal);
       logger?.info(
         {
           tool: name,
           status,
+          attempts,
           isError: result.isError === true,
           durationMs: Math.round(performance.now() - started),
         },

@@ -122,6 +122,13 @@ describe("compute-mcp --http", () => {
     expect((await send(server.url, "DELETE", auth)).status).toBe(405);
     expect((await send(new URL("/other", server.url).href, "POST", { ...mcp, ...auth }, initialize)).status).toBe(404);
   });
+
+  it("answers GET /healthz without the token, as a container's probe asks it, but not for another Host", async () => {
+    const health = await send(new URL("/healthz", server.url).href, "GET", { host });
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.body)).toEqual({ status: "ok" });
+    expect((await send(new URL("/healthz", server.url).href, "GET", { host: "evil.example.com" })).status).toBe(403);
+  });
 });
 
 // What a browser sends: a page of https://app.example whose MCP client posts with a bearer token.

@@ -1,13 +1,14 @@
 /**
  * @compute-api/rules: the rules the spec states in prose, as plain functions without a web framework or Node's
  * HTTP — the search query, its violations, the fields search reads, its scores, its cap and its order; resource
- * names and a project's resourceCount; cluster totals and the PATCH's price; API keys; the operations' failures.
- * The server kit, the stub, its MSW handlers, the conformance runner, the fixtures and a backend of your own use
- * the same ones.
+ * names and a project's resourceCount; cluster totals and the PATCH's price; API keys, and the redaction of anything
+ * of their form; the operations' failures. The server kit, the stub, its MSW handlers, the conformance runner, the
+ * fixtures and a backend of your own use the same ones.
  */
 export { apiKeyPrefix, hashApiKey, newApiKey, secretBodies } from "./api-keys.js";
 export { type ClusterTotals, clusterTotals } from "./cluster-totals.js";
 export { compareCodePoints } from "./compare-code-points.js";
+export { redacted, redactKeys } from "./key-redaction.js";
 export {
   apiKeyExists,
   clusterMachineNotFound,

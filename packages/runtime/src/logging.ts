@@ -1,18 +1,22 @@
 /**
  * Structured logging with pino: one JSON line per request, written when its response is finished (request id,
- * method, path, operationId, status, duration), never the Authorization header nor any `key` value. The line
- * is one call on the shared logger, not a child logger per request.
+ * method, path, operationId, status, duration), never the Authorization or Proxy-Authorization header, any `key`
+ * value, nor a key in the path (in any spelling: `redactKeys` of @compute-api/rules). The line is one call on the
+ * shared logger, not a child logger per request.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pathOf } from "@compute-api/contract";
+import { redactKeys } from "@compute-api/rules";
 import { type DestinationStream, type Logger, pino } from "pino";
 import { mergeTraceFields, traceLogFields } from "./tracing/log-fields.js";
 
 /** Paths pino replaces with "[Redacted]" wherever they appear in a log line. */
 export const redactPaths = [
   "req.headers.authorization",
+  'req.headers["proxy-authorization"]',
   "headers.authorization",
+  'headers["proxy-authorization"]',
   "authorization",
   "key",
   "*.key",
@@ -128,7 +132,8 @@ export function requestLogger(
     const started = performance.now();
     const record: RequestRecord = { id: requestId(req), operationId: undefined, fields: {} };
     res.setHeader("x-request-id", record.id);
-    const path = pathOf(req.url ?? "");
+    // A key in the path (sent there by mistake, or to probe) is no more logged than one in a header.
+    const path = redactKeys(pathOf(req.url ?? ""));
     const write = () => {
       // A connection closed before any answer was sent (the client went away): nginx's 499, not Node's default 200.
       const status = res.headersSent ? res.statusCode : clientClosedRequest;

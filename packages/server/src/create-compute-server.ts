@@ -49,6 +49,12 @@ export interface ComputeServerOptions<Principal> {
   spec?: OpenApiDocument;
   /** Routes of your own outside the spec (such as docs), served before validation. */
   routes?: Router;
+  /**
+   * Routes of your own outside the spec that no web page may use (an admin API): served before CORS, so that they
+   * never carry its headers and CORS answers none of their preflights; a browser then lets no page of another origin
+   * read their answers or send them anything but a "simple" request.
+   */
+  adminRoutes?: Router;
   /** Middleware of your own that runs before validation on every request the server routes. */
   beforeValidation?: RequestHandler[];
   /** Middleware of your own that runs after validation and authentication, before the handler. */
@@ -56,8 +62,9 @@ export interface ComputeServerOptions<Principal> {
   /** Errors answered 5xx on purpose (an injected fault), not logged as failures. */
   isExpectedError?: (error: unknown) => boolean;
   /**
-   * How long a request may take, from its arrival to its answer, in ms; then it is answered 504 and its handler's
-   * `signal` fires. Default 30 s, under the 60 s idle timeout of the usual load balancers.
+   * How long a request may take, from its arrival to its answer, in ms; then it is answered 504 (408, and its
+   * connection closed, when its body is still arriving) and its handler's `signal` fires. Default 30 s, under the
+   * 60 s idle timeout of the usual load balancers.
    */
   handlerTimeoutMs?: number;
   /**
@@ -142,13 +149,15 @@ export async function createComputeServer<Principal>(options: ComputeServerOptio
     // 0. The request's SERVER span (when tracing is on), the active span of everything after it.
     router.use(spans);
     // 1. One log line per request, first so that it times and sees every answer; its record stays in res.locals.
-    // Then its clock: past the handler timeout it is answered 504, and its signal fires.
+    // Then its clock: past the handler timeout it is answered 504 (408 while its body arrives), and its signal fires.
     router.use((req, res, next) => {
       res.locals.record = log(req, res);
       next();
     }, deadline);
     if (options.compress) router.use(compression());
-    // 2. CORS headers on every answer; preflight requests end here, before validation.
+    // 2. The implementer's routes that no page may use, then CORS headers on every other answer; preflight requests
+    // end here, before validation.
+    if (options.adminRoutes) router.use(options.adminRoutes);
     if (options.cors && options.cors.length > 0) router.use(corsHandler(options.cors, spec) as RequestHandler);
     // 3. Routes outside the spec: health and the spec, then the implementer's own.
     router.use(meta.router);

@@ -27,7 +27,7 @@ export {
   createComputeServer,
 } from "./create-compute-server.js";
 export { type Listening, type ListenOptions, listen } from "./listen.js";
-export { defaultHandlerTimeoutMs, RequestAborted } from "./request-deadline.js";
+export { defaultHandlerTimeoutMs, RequestAborted, signalOf } from "./request-deadline.js";
 export type {
   Handler,
   HandlerInput,

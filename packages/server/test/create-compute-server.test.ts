@@ -143,6 +143,25 @@ describe("createComputeServer", () => {
     expect(allowed.headers.get("access-control-allow-origin")).toBe("https://app.example");
   });
 
+  it("serves adminRoutes before CORS: their answers carry no CORS header, and CORS answers none of their preflights", async () => {
+    const admin = express
+      .Router()
+      .all("/admin", (req, res) => void res.status(req.method === "OPTIONS" ? 403 : 200).end());
+    const server = await serve({ cors: ["*"], adminRoutes: admin });
+    const origin = { origin: "https://app.example" };
+    const read = await server.call("/admin", { headers: origin });
+    expect(read.status).toBe(200);
+    expect(read.headers.get("access-control-allow-origin")).toBeNull();
+    const preflight = await server.call("/admin", {
+      method: "OPTIONS",
+      headers: { ...origin, "access-control-request-method": "POST" },
+    });
+    expect(preflight.status).toBe(403);
+    expect([...preflight.headers.keys()].filter((name) => name.startsWith("access-control-"))).toEqual([]);
+    const api = await server.call("/v1/resources/search?query=a", { headers: origin });
+    expect(api.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
   it("refuses to build without a handler for every operation, naming each one missing", async () => {
     const { searchResources: _dropped, ...two } = handlers();
     await expect(

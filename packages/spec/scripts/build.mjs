@@ -1,6 +1,6 @@
 // Builds this package from the repository's generated/ folder (built from openapi/ by `npm run build` at the root):
 // copies the published files into dist/ as they are, and writes the TypeScript sources that `tsc -b` compiles into
-// dist/ beside them: src/generated/schema.ts (openapi-typescript's types, `./types`) and src/generated/facts.ts (the
+// dist/ beside them: generated/schema.ts (openapi-typescript's types, `./types`) and generated/facts.ts (the
 // facts the document states, `./facts`). Neither is committed; a file is rewritten only when its text changes, so
 // that `tsc -b` rebuilds this package and those that reference it exactly when the document changed.
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -34,7 +34,7 @@ function writeIfChanged(file, text) {
 export function build(
   outDir = join(packageDir, "dist"),
   generatedDir = repositoryGenerated,
-  srcDir = join(packageDir, "src", "generated"),
+  srcDir = join(packageDir, "generated"),
 ) {
   for (const file of published) {
     rmSync(join(outDir, file), { force: true });

@@ -1,4 +1,4 @@
-// The facts module (src/generated/facts.ts): the constants the bundled document states, read from it by name, so
+// The facts module (generated/facts.ts): the constants the bundled document states, read from it by name, so
 // that code imports them from `@compute-api/spec/facts` instead of typing them again. Each fact names where in the
 // document it comes from; a document without that place fails the build with that name.
 
@@ -170,7 +170,7 @@ export function facts(doc) {
   ];
 }
 
-/** The text of src/generated/facts.ts for the document. */
+/** The text of generated/facts.ts for the document. */
 export function factsModule(doc, header) {
   const lines = [`/**\n * ${header}\n * The facts the document states, read from it by scripts/facts.mjs.\n */`];
   for (const { name, about, value } of facts(doc)) {

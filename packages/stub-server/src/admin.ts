@@ -1,8 +1,9 @@
 /**
  * The stub's admin API, under `/__stub/` (outside the spec's paths, which the gateway never forwards): the state
  * (reset, snapshot, restore, load), the request journal and the fault settings, for tests that drive the stub over
- * HTTP (WireMock's `/__admin`). JSON in and out; every failure is the interface's error body. With a token, every
- * admin request must carry `Authorization: Bearer <token>`.
+ * HTTP (WireMock's `/__admin`). JSON in and out; every failure is the interface's error body. No web page may drive
+ * it (admin-guard.ts: Host, Origin, no preflight, JSON writes only). With a token, every admin request must carry
+ * `Authorization: Bearer <token>`.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import {
@@ -17,10 +18,12 @@ import {
   unsupportedMediaType,
 } from "@compute-api/contract";
 import { jsonBodyReader } from "@compute-api/runtime";
+import { signalOf } from "@compute-api/server";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 import { filterOf } from "./admin-checks.js";
 import { changeFaults, faultSettingsOf } from "./admin-faults.js";
-import { stateRoutes } from "./admin-state.js";
+import { type AdminGuardOptions, adminGuard } from "./admin-guard.js";
+import { maxLoadGenerate, stateRoutes } from "./admin-state.js";
 import type { FaultOptions, Faults } from "./faults.js";
 import type { Journal } from "./journal.js";
 import type { Store } from "./store/store.js";
@@ -39,6 +42,8 @@ export interface AdminOptions {
   spec: OpenApiDocument;
   /** When set, every admin request must send `Authorization: Bearer <token>`. */
   token?: string | undefined;
+  /** Where the stub listens and which origins its CORS allows: what the guard against web pages checks. */
+  guard: AdminGuardOptions;
 }
 
 /** The endpoints, as `GET /__stub/` lists them. */
@@ -50,7 +55,7 @@ export const adminEndpoints = [
   [
     "POST",
     "/__stub/load",
-    'replace the state and make it what reset goes back to: {"data": {…}}, {"generate": N, "seed": S} or {"builtin": true}',
+    `replace the state and make it what reset goes back to: {"data": {…}}, {"generate": N, "seed": S} (N at most ${maxLoadGenerate}) or {"builtin": true}`,
   ],
   [
     "GET",
@@ -76,7 +81,7 @@ type Endpoint = Partial<Record<string, (req: Request, res: Response) => unknown>
 type RequiredBody = (req: Request, res: Response) => Promise<unknown>;
 
 /** The admin router, to mount before the spec's validation (it answers only under /__stub). */
-export function adminRoutes({ store, journal, faults, spec, token }: AdminOptions): Router {
+export function adminRoutes({ store, journal, faults, spec, token, guard }: AdminOptions): Router {
   const readBody = jsonBodyReader({ maxBodyBytes: maxAdminBodyBytes });
   /** The JSON body of an admin request (400, 413, 415 as the API's own); one is required. */
   const body: RequiredBody = async (req, res) => {
@@ -99,7 +104,7 @@ export function adminRoutes({ store, journal, faults, spec, token }: AdminOption
     ["/requests", journalEndpoint(journal)],
     ["/faults", faultsEndpoint(faults, body)],
   ]);
-  return Router().use(adminPrefix, dispatch(routes, token));
+  return Router().use(adminPrefix, dispatch(routes, token, adminGuard(guard)));
 }
 
 /** `/__stub/requests`: the journal, read through a filter or emptied. */
@@ -136,13 +141,18 @@ function faultsEndpoint(faults: Faults, body: RequiredBody): Endpoint {
 }
 
 /**
- * An admin request to its handler: the token first (401), then the endpoint by path (404) and its handler by method
- * (405; HEAD is GET's); every failure goes to the error handler.
+ * An admin request to its handler: the guard against web pages first (403, 415), then the token (401), then the
+ * endpoint by path (404) and its handler by method (405; HEAD is GET's); every failure goes to the error handler.
  */
-function dispatch(routes: ReadonlyMap<string, Endpoint>, token: string | undefined): RequestHandler {
+function dispatch(
+  routes: ReadonlyMap<string, Endpoint>,
+  token: string | undefined,
+  guard: (req: Request) => void,
+): RequestHandler {
   const expected = token === undefined ? undefined : sha256(token);
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
+      guard(req);
       if (expected) {
         const given = bearerToken(req);
         if (given === undefined || !timingSafeEqual(sha256(given), expected))
@@ -158,6 +168,8 @@ function dispatch(routes: ReadonlyMap<string, Endpoint>, token: string | undefin
       if (!handler) throw methodNotAllowed(req.method, Object.keys(methods).join(", "));
       await handler(req, res);
     } catch (error) {
+      // Answered already (504 at the deadline), or its client is gone: what the handler threw since is no answer.
+      if (signalOf(req).aborted) return;
       next(error);
     }
   };

@@ -7,7 +7,7 @@ import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import type { Fixtures } from "@compute-api/fixtures";
 import { createLogger, type Logger } from "@compute-api/runtime";
 import { createComputeServer, type HandlerInput, type Handlers, type OperationId } from "@compute-api/server";
-import { type Express, type RequestHandler, Router } from "express";
+import type { Express, RequestHandler } from "express";
 import { adminRoutes } from "./admin.js";
 import { type ExampleOperation, exampleAnswer, exampleOperations } from "./example-answers.js";
 import { createFaults, type FaultOptions, type Faults, InjectedError } from "./faults.js";
@@ -42,9 +42,10 @@ export interface StubOptions {
   /**
    * The admin API under `/__stub/` (reset, snapshot, restore, load, the request journal, the faults at run time):
    * on by default; `false` turns it off (and the journal with it); `token` makes every admin request send
-   * `Authorization: Bearer <token>`.
+   * `Authorization: Bearer <token>`. `loopback` (default true; `startServer` sets it from its host) says the stub
+   * listens on a loopback address only: then the admin API answers only a Host that names one (DNS rebinding).
    */
-  admin?: false | { token?: string | undefined };
+  admin?: false | { token?: string | undefined; loopback?: boolean | undefined };
   /** How many answered requests the journal keeps (`GET /__stub/requests`); default 1000, 0 keeps none. */
   journalSize?: number;
   /**
@@ -81,9 +82,10 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
   const faults = createFaults(options.faults ?? {}, { changeable: admin !== false });
   // The journal only where the admin API can read it; its recorder is the first of the API's middleware.
   const journal = admin === false ? undefined : new Journal(options.journalSize ?? defaultJournalSize);
+  const token = admin === false ? undefined : admin.token;
   const recorder =
     journal && journal.size > 0
-      ? journalRecorder(journal, (text) => store.authenticate(text) !== undefined)
+      ? journalRecorder(journal, (text) => store.authenticate(text) !== undefined, token)
       : undefined;
   const logger = options.logger ?? createLogger({ level: "silent" });
   const implemented = storeOperations(store);
@@ -92,9 +94,8 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
     const names = examples.map((operation) => operation.operationId);
     logger.info({ operations: names }, `answered from the spec's examples: ${names.join(", ")}`);
   }
-  const routes = Router().use(metaRoutes());
-  if (journal)
-    routes.use(adminRoutes({ store, journal, faults, spec, token: admin === false ? undefined : admin.token }));
+  const corsOrigins = options.corsOrigins ?? ["*"];
+  const guard = { loopback: admin === false || admin.loopback !== false, corsOrigins };
   const server = await createComputeServer<User>({
     spec,
     logger,
@@ -106,10 +107,12 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
     // The operations the MSW handlers call too (store-operations.ts); the others from the spec's examples.
     handlers: { ...exampleHandlers(examples, faults), ...implemented } as Handlers<User>,
     responses: "enforce",
-    cors: options.corsOrigins ?? ["*"],
+    cors: corsOrigins,
     compress: options.compress ?? false,
-    // The spec's YAML and its HTML reference, beside the server's /healthz and /openapi.json; the admin API.
-    routes,
+    // The spec's YAML and its HTML reference, beside the server's /healthz and /openapi.json.
+    routes: metaRoutes(),
+    // The admin API, which no web page may use: before CORS, so that it never carries CORS headers.
+    ...(journal ? { adminRoutes: adminRoutes({ store, journal, faults, spec, token, guard }) } : {}),
     // The run's faults on /v1: latency, dropped connections, injected statuses (--latency, --drop, --faults);
     // then, per key and per request, before any state is touched: the rate limit and the caller's `Prefer`.
     beforeValidation: [recorder?.middleware, faults.beforeValidation].filter(

@@ -4,11 +4,10 @@
  * Invalid flags exit with 2; data or start-up failures with 1.
  */
 
-import { isIP } from "node:net";
 import { loadSpec } from "@compute-api/contract";
 import { type DataFlags, FixtureError, type Fixtures, fixturesOf, minGenerateCount } from "@compute-api/fixtures";
 import { newApiKey } from "@compute-api/rules";
-import { createLogger } from "@compute-api/runtime";
+import { createLogger, isLoopback } from "@compute-api/runtime";
 import { type CliIo, integerFlag, packageVersion, secretOption, variableOf } from "@compute-api/runtime/cli";
 import {
   type DrainTimes,
@@ -99,14 +98,6 @@ function program(io: CliIo): Command {
 
 /** The variable of --admin-token. */
 export const adminTokenEnv = variableOf("compute-stub", "--admin-token");
-
-/** Whether a --host is reachable from this machine only: 127.0.0.0/8, ::1, localhost. */
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
-  if (bare === "localhost") return true;
-  if (isIP(bare) === 4) return bare.startsWith("127.");
-  return bare === "::1" || bare === "0:0:0:0:0:0:0:1" || bare.startsWith("::ffff:127.");
-}
 
 interface Flags extends ServerFlags, DataFlags {
   faults?: FaultOptions["faults"];

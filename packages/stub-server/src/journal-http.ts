@@ -1,19 +1,17 @@
 /**
  * What the journal keeps of a request the stub answered, read once its answer is sent (or its connection closed):
- * the request as sent, redacted — the `Authorization` value never, nor any string that is an API key (one of the
- * stub's, the caller's own, or anything that looks like one, `cak_…`), in the query, the headers or the body — and
- * of the answer only its status, its operation and the field violations of a 400. No response body is kept: the key
- * createApiKey answers never reaches the journal.
+ * the request as sent, redacted — the `Authorization` and `Proxy-Authorization` values never, nor any string that is
+ * an API key (one of the stub's, the caller's own, or anything of a key's form in any spelling: `cak_…`, `CAK_…`,
+ * `cak%5F…`) or the admin token, in the path, the query, the headers or the body — and of the answer only its
+ * status, its operation and the field violations of a 400. No response body is kept: the key createApiKey answers
+ * never reaches the journal.
  */
 
 import { bearerToken, searchOf } from "@compute-api/contract";
-import { apiKeyPrefix } from "@compute-api/rules";
+import { redacted, redactKeys } from "@compute-api/rules";
 import type { RequestRecord } from "@compute-api/runtime";
 import type { Request, RequestHandler, Response } from "express";
 import type { Journal, JournalEntry } from "./journal.js";
-
-/** What stands for a value that is not kept. */
-export const redacted = "[redacted]";
 
 /** The largest body kept, as JSON characters; a larger one is kept as a note of its size. */
 export const maxJournalBodyLength = 64 * 1024;
@@ -25,25 +23,21 @@ export interface JournalRecorder {
   noteUser(req: Request, userId: string): void;
 }
 
-/** Anything in a text that has the form of a key of this service. */
-const keyForm = new RegExp(`${apiKeyPrefix}[A-Za-z0-9._~+/=-]*`, "g");
+/** The headers whose values are credentials: kept as their scheme, if it is `Bearer`, and `[redacted]`. */
+const credentialHeaders = new Set(["authorization", "proxy-authorization"]);
 
-/** A text with every key in it replaced: the caller's own, any of the form `cak_…`, or the whole text if it is a key. */
-function redactText(text: string, isKey: (text: string) => boolean, token: string | undefined): string {
-  if (isKey(text)) return redacted;
-  const withoutToken = token !== undefined && token.length >= 8 ? text.split(token).join(redacted) : text;
-  return withoutToken.replace(keyForm, redacted);
-}
-
-/** Replaces every key in every string, at any depth. */
-function redact(value: unknown, isKey: (text: string) => boolean, token?: string): unknown {
-  if (typeof value === "string") return redactText(value, isKey, token);
-  if (Array.isArray(value)) return value.map((item) => redact(item, isKey, token));
-  if (value !== null && typeof value === "object")
-    return Object.fromEntries(
-      Object.entries(value).map(([name, item]) => [redactText(name, isKey, token), redact(item, isKey, token)]),
-    );
-  return value;
+/**
+ * A value with every secret in it replaced, at any depth: a whole string that is a key of the stub or one of `secrets`
+ * (the caller's own token, the admin token), every place a secret of 8 characters or more occurs, and anything of a
+ * key's form (the rules' redactKeys, as the gateway's recording).
+ */
+function redact<T>(value: T, isKey: (text: string) => boolean, secrets: readonly string[]): T {
+  return redactKeys(value, (text) => {
+    if (isKey(text) || secrets.includes(text)) return redacted;
+    let kept = text;
+    for (const secret of secrets) if (secret.length >= 8) kept = kept.split(secret).join(redacted);
+    return kept;
+  });
 }
 
 /** The query pairs as sent, a repeated name's values in order. */
@@ -86,31 +80,31 @@ export interface AnsweredRequest {
 
 /**
  * The journal's entry of an answered request, redacted. `isStubKey` tells whether a string is a key of the stub (its
- * SHA-256 is one the store knows).
+ * SHA-256 is one the store knows); `adminToken`, the stub's, is redacted wherever the request carried it.
  */
 export function journalEntry(
   answered: AnsweredRequest,
   isStubKey: (text: string) => boolean,
+  adminToken?: string,
 ): Omit<JournalEntry, "seq"> {
-  const token = bearerToken({ headers: answered.headers });
+  const secrets = [bearerToken({ headers: answered.headers }), adminToken].filter((s) => s !== undefined);
   // A whole string that is a key of the stub (by its SHA-256): only strings of a key's length are hashed.
   const isKey = (text: string) => text.length >= 8 && text.length <= 512 && isStubKey(text);
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(answered.headers)) {
     if (value === undefined) continue;
-    headers[name] =
-      name === "authorization"
-        ? /^bearer /i.test(String(value))
-          ? `Bearer ${redacted}`
-          : redacted
-        : (redact(value, isKey, token) as string | string[]);
+    headers[name] = credentialHeaders.has(name)
+      ? /^bearer /i.test(String(value))
+        ? `Bearer ${redacted}`
+        : redacted
+      : (redact(value, isKey, secrets) as string | string[]);
   }
   const entry: Omit<JournalEntry, "seq"> = {
     time: answered.time,
     durationMs: answered.durationMs,
     method: answered.method,
-    path: redactText(answered.path, isKey, token),
-    query: redact(queryOf(answered.search), isKey, token) as Record<string, string | string[]>,
+    path: redact(answered.path, isKey, secrets),
+    query: redact(queryOf(answered.search), isKey, secrets) as Record<string, string | string[]>,
     headers,
     status: answered.status,
   };
@@ -119,7 +113,7 @@ export function journalEntry(
     try {
       const length = JSON.stringify(body)?.length ?? 0;
       entry.body =
-        length > maxJournalBodyLength ? `[a body of ${length} characters, not kept]` : redact(body, isKey, token);
+        length > maxJournalBodyLength ? `[a body of ${length} characters, not kept]` : redact(body, isKey, secrets);
     } catch {
       // Nested deeper than the stack goes (100,000 arrays in 200 kB; Node 26 stringifies those, redact() may still not):
       // thrown here, it would crash the stub.
@@ -129,16 +123,20 @@ export function journalEntry(
   if (answered.operationId) entry.operationId = answered.operationId;
   if (answered.userId) entry.userId = answered.userId;
   const violations = answered.violations;
-  if (violations && violations.length > 0) entry.violations = redact(violations, isKey, token) as typeof violations;
+  if (violations && violations.length > 0) entry.violations = redact(violations, isKey, secrets) as typeof violations;
   if (answered.fault !== undefined) entry.fault = String(answered.fault);
   return entry;
 }
 
 /**
  * Creates the recorder of a journal. `isStubKey` tells whether a string is a key of the stub (its SHA-256 is one
- * the store knows).
+ * the store knows); `adminToken` is the stub's admin token, if any.
  */
-export function journalRecorder(journal: Journal, isStubKey: (text: string) => boolean): JournalRecorder {
+export function journalRecorder(
+  journal: Journal,
+  isStubKey: (text: string) => boolean,
+  adminToken?: string,
+): JournalRecorder {
   const users = new WeakMap<Request, string>();
   const middleware: RequestHandler = (req, res: Response, next) => {
     const started = Date.now();
@@ -166,6 +164,7 @@ export function journalRecorder(journal: Journal, isStubKey: (text: string) => b
           fault: (res.locals as { record?: RequestRecord }).record?.fields.fault,
         },
         isStubKey,
+        adminToken,
       );
       journal.add(entry);
     });

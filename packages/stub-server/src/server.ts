@@ -1,7 +1,7 @@
 /** Listens: the stub app on a port, with a clean close for shutdown. */
 
 import type { Server } from "node:http";
-import { createLogger } from "@compute-api/runtime";
+import { createLogger, isLoopback } from "@compute-api/runtime";
 import { listen } from "@compute-api/server";
 import { createApp, type StubOptions } from "./app.js";
 
@@ -30,8 +30,11 @@ export interface RunningStub {
 /** Builds the app (compiling every validator) and listens; rejects if the address is taken. */
 export async function startServer(options: ServerOptions = {}): Promise<RunningStub> {
   const logger = options.logger ?? createLogger({ level: "silent" });
-  const stub = await createApp({ ...options, logger });
-  const listening = await listen(stub.app, { port: options.port ?? 4010, host: options.host ?? "127.0.0.1" });
+  const host = options.host ?? "127.0.0.1";
+  // The admin API checks the Host of its requests only where the stub listens on a loopback address.
+  const admin = options.admin === false ? false : { loopback: isLoopback(host), ...options.admin };
+  const stub = await createApp({ ...options, admin, logger });
+  const listening = await listen(stub.app, { port: options.port ?? 4010, host });
   return {
     server: listening.server,
     url: listening.url,

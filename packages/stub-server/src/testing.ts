@@ -64,7 +64,8 @@ export function connectStub(url: string, { apiKey, adminToken }: ConnectOptions)
   async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = {};
     if (adminToken !== undefined) headers.authorization = `Bearer ${adminToken}`;
-    if (body !== undefined) headers["content-type"] = "application/json";
+    // Every write says JSON, with a body or without one: the admin API refuses any other (a web page's simple request).
+    if (method !== "GET") headers["content-type"] = "application/json";
     const response = await fetch(`${base}${adminPrefix}${path}`, {
       method,
       headers,

@@ -4,26 +4,18 @@
  */
 import { loadSpec } from "@compute-api/contract";
 import { checkFixtures } from "@compute-api/fixtures";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { adminEndpoints } from "../src/admin.js";
-import { json, reasons, startTestStub, type TestStub, validator, violations } from "./support/stub.js";
+import { maxLoadGenerate } from "../src/admin-state.js";
+import { json, reasons, stubPerTest, type TestStub, validator, violations } from "./support/stub.js";
 
 const spec = loadSpec();
-const started: TestStub[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((stub) => stub.close()));
-});
+const stub = stubPerTest();
 
-async function stub(options: Parameters<typeof startTestStub>[0] = {}): Promise<TestStub> {
-  const s = await startTestStub(options);
-  started.push(s);
-  return s;
-}
-
-/** An admin request; the token, when given, as a bearer token. */
+/** An admin request, JSON as every write must say; the token, when given, as a bearer token. */
 async function admin(s: TestStub, method: string, path: string, body?: unknown, token?: string) {
   const headers: Record<string, string> = {};
-  if (body !== undefined) headers["content-type"] = "application/json";
+  if (method !== "GET") headers["content-type"] = "application/json";
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   const response = await fetch(`${s.url}/__stub${path}`, {
     method,
@@ -198,6 +190,25 @@ describe("POST /__stub/load", () => {
       expect(reasons(refused.body)).toEqual(["INVALID_ARGUMENT"]);
     }
     expect((await admin(s, "GET", "/snapshot")).body.users).toHaveLength(1);
+  });
+});
+
+describe("the limit of a generated load", () => {
+  it(`refuses more than ${maxLoadGenerate} resources with a 400 naming the limit, and changes nothing`, async () => {
+    const s = await stub();
+    const before = (await admin(s, "GET", "/snapshot")).text;
+    for (const generate of [maxLoadGenerate + 1, 1_500_000, 10_000_000]) {
+      const refused = await admin(s, "POST", "/load", { generate, seed: 1 });
+      expect(refused.status, String(generate)).toBe(400);
+      expect(validator.validate("#/components/schemas/ErrorBody", refused.body)).toEqual([]);
+      expect(violations(refused.body)).toEqual([
+        expect.objectContaining({
+          field: "body.generate",
+          description: expect.stringContaining(`from 10 to ${maxLoadGenerate}`),
+        }),
+      ]);
+    }
+    expect((await admin(s, "GET", "/snapshot")).text).toBe(before);
   });
 });
 

@@ -77,7 +77,10 @@ describe("compute-stub flags", () => {
 
 describe("compute-stub's admin API flags", () => {
   const reset = (url: string, token?: string) =>
-    fetch(`${url}/__stub/reset`, { method: "POST", headers: token ? { authorization: `Bearer ${token}` } : {} });
+    fetch(`${url}/__stub/reset`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    });
 
   it.each([["0.0.0.0"], ["::"]])(
     "turns the admin API off on %s, beyond this machine, without a token, and says so",

@@ -13,10 +13,9 @@ export function skipWithoutChromium(): boolean {
 
 /**
  * Launches headless Chromium with the flags this machine needs (no sandbox as root, no background networking) and
- * `extraArgs` (such as `--host-resolver-rules=MAP *.example 127.0.0.1`, for a page of another origin served on
- * loopback); fails with how to get it when absent.
+ * `args` besides (such as `--host-resolver-rules`); fails with how to get it when absent.
  */
-export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
+export function launchChromium(args: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: requireProgram(chromiumProgram),
     args: [
@@ -28,7 +27,7 @@ export function launchChromium(extraArgs: readonly string[] = []): Promise<Brows
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
-      ...extraArgs,
+      ...args,
     ],
   });
 }

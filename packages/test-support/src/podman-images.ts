@@ -82,7 +82,7 @@ export async function ensureBaseImage(): Promise<string> {
 }
 
 /**
- * The project's three images, built as `npm run images` builds them (./images) on the tests' base image,
+ * The project's four images, built as `npm run images` builds them (./images) on the tests' base image,
  * each only when what it is built from changed since its last build (saying so in one line on stderr).
  */
 export async function buildImages(): Promise<BuiltImage[]> {

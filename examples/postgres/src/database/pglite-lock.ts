@@ -1,16 +1,14 @@
 /**
  * One process at a time on a PGlite directory. PGlite has no lock of its own, and two processes writing one
- * directory corrupt it; so the directory holds a lock file with the pid of the process that has it open. A lock
- * whose process is gone (killed, crashed) is stale and taken over.
+ * directory corrupt it; so the directory holds a lock file with the pid of the process that has it open (the
+ * runtime's takePidLock). A lock whose process is gone (killed, crashed) is stale and taken over.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { PidLockHeld, takePidLock } from "@compute-api/runtime";
 
 /** The lock file inside the directory. */
 export const lockFileName = "compute-postgres.pid";
-
-/** The directories this process holds (a second open in the same process is refused too). */
-const held = new Set<string>();
 
 /** A PGlite directory another process (or this one) has open. */
 export class PgliteDirInUse extends Error {
@@ -25,45 +23,15 @@ export class PgliteDirInUse extends Error {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-function holder(file: string): number | undefined {
-  try {
-    const pid = Number.parseInt(readFileSync(file, "utf8"), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Takes the directory (made if missing) for this process; throws PgliteDirInUse when a live process holds it. Returns the release. */
 export function lockPgliteDir(dir: string): () => void {
   const path = resolve(dir);
-  const file = join(path, lockFileName);
   mkdirSync(path, { recursive: true });
-  for (let attempt = 0; ; attempt++) {
-    try {
-      writeFileSync(file, `${process.pid}\n`, { flag: "wx" });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const pid = holder(file);
-      const live = pid !== undefined && (pid === process.pid ? held.has(path) : alive(pid));
-      if (live || attempt >= 2) throw new PgliteDirInUse(dir, pid ?? 0);
-      // Stale: its process is gone. Two processes taking it over at once: one writes it, the other finds it live.
-      rmSync(file, { force: true });
-    }
+  try {
+    return takePidLock(join(path, lockFileName));
+  } catch (error) {
+    // A lock that names no process (emptied by hand, or a crash while it was made) is the runtime's own message.
+    if (error instanceof PidLockHeld && error.pid !== undefined) throw new PgliteDirInUse(dir, error.pid);
+    throw error;
   }
-  held.add(path);
-  return () => {
-    held.delete(path);
-    if (holder(file) === process.pid) rmSync(file, { force: true });
-  };
 }

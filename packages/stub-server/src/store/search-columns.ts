@@ -10,6 +10,7 @@ import type { ResourceType } from "../types.js";
 import { nameOrder } from "./name-order.js";
 import type { SearchDictionary } from "./search-dictionary.js";
 import { SearchDictionaryBuilder } from "./search-dictionary-builder.js";
+import { type Steps, stepItems } from "./steps.js";
 
 /** A resource to index. */
 export interface SearchResource {
@@ -26,89 +27,136 @@ export interface SearchEntry extends SearchResource {
   readonly rank: number;
 }
 
+/** What the columns are made of, by rank. */
+interface ColumnParts {
+  resources: Record<string, unknown>[];
+  names: string[];
+  typeNames: ResourceType[];
+  types: Uint8Array;
+  accessKeys: string[];
+  accessIds: Int32Array;
+  byType: Int32Array[];
+  primary: SearchDictionary;
+  other: SearchDictionary;
+}
+
+/**
+ * Ranks the resources and builds the dictionaries, with `blockValues` values per block of text; `expected` is
+ * about how many resources there are (the dictionaries' first hash table sizes). In steps: it yields every
+ * `stepItems` resources and between its phases.
+ */
+export function* searchColumns(
+  resources: Iterable<SearchResource>,
+  blockValues: number,
+  expected = 0,
+): Steps<SearchColumns> {
+  // One pass in the resources' own order, likely the order they lie in memory (read in rank order, each would cost
+  // a cache miss per field), keeping what the columns need but no resource's wrapper.
+  const objects: Record<string, unknown>[] = [];
+  const names: string[] = [];
+  const typeOf: number[] = [];
+  const accessOf: number[] = [];
+  const typeNames: ResourceType[] = [];
+  const accessKeys: string[] = [];
+  const typeIds = new Map<ResourceType, number>();
+  const accessIds = new Map<string, number>();
+  const primary = new SearchDictionaryBuilder(expected);
+  const other = new SearchDictionaryBuilder(expected);
+  for (const r of resources) {
+    const i = objects.length;
+    if (i % stepItems === stepItems - 1) yield;
+    let type = typeIds.get(r.resourceType);
+    if (type === undefined) {
+      type = typeNames.push(r.resourceType) - 1;
+      typeIds.set(r.resourceType, type);
+    }
+    let access = accessIds.get(r.access);
+    if (access === undefined) {
+      access = accessKeys.push(r.access) - 1;
+      accessIds.set(r.access, access);
+    }
+    objects.push(r.resource);
+    names.push(r.resourceName);
+    typeOf.push(type);
+    accessOf.push(access);
+    visitSearchFields(r.resourceType, r.resourceName, r.resource, (value, isPrimary) =>
+      (isPrimary ? primary : other).add(value, i),
+    );
+  }
+  yield;
+  const n = objects.length;
+  const order = nameOrder(names);
+  yield;
+  const parts: ColumnParts = {
+    resources: [],
+    names: [],
+    typeNames,
+    types: new Uint8Array(n),
+    accessKeys,
+    accessIds: new Int32Array(n),
+    byType: [],
+    primary: undefined as unknown as SearchDictionary,
+    other: undefined as unknown as SearchDictionary,
+  };
+  order.forEach((i, rank) => {
+    parts.resources.push(objects[i] as Record<string, unknown>);
+    parts.names.push(names[i] as string);
+    parts.types[rank] = typeOf[i] as number;
+    parts.accessIds[rank] = accessOf[i] as number;
+  });
+  // The columns in input order are not needed past this point: emptied now, they are not carried through the
+  // collections that building the dictionaries of a large index starts.
+  for (const column of [objects, names, typeOf, accessOf]) column.length = 0;
+  yield;
+  parts.primary = yield* primary.building(order, blockValues);
+  yield;
+  parts.other = yield* other.building(order, blockValues);
+  const counts = new Int32Array(typeNames.length);
+  for (const type of parts.types) counts[type] = (counts[type] as number) + 1;
+  for (const count of counts) parts.byType.push(new Int32Array(count));
+  counts.fill(0);
+  parts.types.forEach((type, rank) => {
+    (parts.byType[type] as Int32Array)[(counts[type] as number)++] = rank;
+  });
+  return new SearchColumns(parts, blockValues);
+}
+
 /** A fixed set of resources (the stub creates and deletes none; it updates them) as arrays by rank. */
 export class SearchColumns {
   /** The resource objects, by rank. */
-  readonly resources: Record<string, unknown>[] = [];
+  readonly resources: Record<string, unknown>[];
   /** The resourceNames, by rank. */
-  readonly names: string[] = [];
+  readonly names: string[];
   /** The distinct resource types. */
-  readonly typeNames: ResourceType[] = [];
+  readonly typeNames: ResourceType[];
   /** Index in typeNames, by rank. */
   readonly types: Uint8Array;
   /** The distinct access keys. */
-  readonly accessKeys: string[] = [];
+  readonly accessKeys: string[];
   /** Index in accessKeys, by rank. */
   readonly accessIds: Int32Array;
   /** Ranks by index in typeNames. */
-  readonly byType: Int32Array[] = [];
+  readonly byType: Int32Array[];
   /** The values of the primary fields (id and name); built again by `rebuildDictionaries`. */
   primary: SearchDictionary;
   /** The values of the other fields and the resourceName; built again by `rebuildDictionaries`. */
   other: SearchDictionary;
   private readonly ranksOf = new Map<object, number>();
 
-  /**
-   * Ranks the resources and builds the dictionaries, with `blockValues` values per block of text; `expected` is
-   * about how many resources there are (the dictionaries' first hash table sizes).
-   */
+  /** The columns of resources ranked and indexed by `searchColumns`. */
   constructor(
-    resources: Iterable<SearchResource>,
+    parts: ColumnParts,
     private readonly blockValues: number,
-    expected = 0,
   ) {
-    // One pass in the resources' own order, likely the order they lie in memory (read in rank order, each would cost
-    // a cache miss per field), keeping what the columns need but no resource's wrapper.
-    const objects: Record<string, unknown>[] = [];
-    const names: string[] = [];
-    const typeOf: number[] = [];
-    const accessOf: number[] = [];
-    const typeIds = new Map<ResourceType, number>();
-    const accessIds = new Map<string, number>();
-    const primary = new SearchDictionaryBuilder(expected);
-    const other = new SearchDictionaryBuilder(expected);
-    for (const r of resources) {
-      const i = objects.length;
-      let type = typeIds.get(r.resourceType);
-      if (type === undefined) {
-        type = this.typeNames.push(r.resourceType) - 1;
-        typeIds.set(r.resourceType, type);
-      }
-      let access = accessIds.get(r.access);
-      if (access === undefined) {
-        access = this.accessKeys.push(r.access) - 1;
-        accessIds.set(r.access, access);
-      }
-      objects.push(r.resource);
-      names.push(r.resourceName);
-      typeOf.push(type);
-      accessOf.push(access);
-      visitSearchFields(r.resourceType, r.resourceName, r.resource, (value, isPrimary) =>
-        (isPrimary ? primary : other).add(value, i),
-      );
-    }
-    const n = objects.length;
-    const order = nameOrder(names);
-    this.types = new Uint8Array(n);
-    this.accessIds = new Int32Array(n);
-    order.forEach((i, rank) => {
-      this.resources.push(objects[i] as Record<string, unknown>);
-      this.names.push(names[i] as string);
-      this.types[rank] = typeOf[i] as number;
-      this.accessIds[rank] = accessOf[i] as number;
-    });
-    // The columns in input order are not needed past this point: emptied now, they are not carried through the
-    // collections that building the dictionaries of a large index starts.
-    for (const column of [objects, names, typeOf, accessOf]) column.length = 0;
-    this.primary = primary.build(order, blockValues);
-    this.other = other.build(order, blockValues);
-    const counts = new Int32Array(this.typeNames.length);
-    for (const type of this.types) counts[type] = (counts[type] as number) + 1;
-    for (const count of counts) this.byType.push(new Int32Array(count));
-    counts.fill(0);
-    this.types.forEach((type, rank) => {
-      (this.byType[type] as Int32Array)[(counts[type] as number)++] = rank;
-    });
+    this.resources = parts.resources;
+    this.names = parts.names;
+    this.typeNames = parts.typeNames;
+    this.types = parts.types;
+    this.accessKeys = parts.accessKeys;
+    this.accessIds = parts.accessIds;
+    this.byType = parts.byType;
+    this.primary = parts.primary;
+    this.other = parts.other;
   }
 
   /** Builds the dictionaries again from the resources as they are now (the fold of the index's overlay). */

@@ -8,6 +8,7 @@
  */
 import { blockGrams } from "./block-grams.js";
 import { defaultBlockValues, SearchDictionary, separator } from "./search-dictionary.js";
+import { runSteps, type Steps } from "./steps.js";
 
 /** A hash of a string: FNV-1a over its code units. */
 function hashOf(value: string): number {
@@ -117,6 +118,11 @@ export class SearchDictionaryBuilder {
    * get their ids in order of first appearance by rank, so that a value's lowest rank never decreases with its id.
    */
   build(order: Int32Array, blockValues = defaultBlockValues): SearchDictionary {
+    return runSteps(this.building(order, blockValues));
+  }
+
+  /** `build` in steps: it yields between packing, joining the values and their n-grams. */
+  *building(order: Int32Array, blockValues = defaultBlockValues): Steps<SearchDictionary> {
     const { offsets, postings, places } = this.pack(order);
     // What was collected, but for the values, is needed no more: dropped now, it is not carried through the
     // collections that building the texts and n-grams of a large index starts.
@@ -124,8 +130,10 @@ export class SearchDictionaryBuilder {
     this.pairs = [];
     this.entryStarts = [];
     this.slots = table(0);
+    yield;
     const { texts, starts } = this.joinValues(places, blockValues);
     this.values = [];
+    yield;
     return new SearchDictionary({ offsets, postings, texts, starts, blockValues, grams: blockGrams(texts) });
   }
 

@@ -7,11 +7,12 @@
 
 import { maxSearchResults, searchValues } from "@compute-api/rules";
 import type { ResourceType } from "../types.js";
-import { SearchColumns, type SearchEntry, type SearchResource } from "./search-columns.js";
+import { SearchColumns, type SearchEntry, type SearchResource, searchColumns } from "./search-columns.js";
 import { defaultBlockValues } from "./search-dictionary.js";
 import { defaultOverlayLimit, SearchOverlay } from "./search-overlay.js";
 import { otherScores, primaryScores, termPlans } from "./search-plan.js";
 import { WindowedTopK } from "./search-top-k.js";
+import { runSteps, type Steps } from "./steps.js";
 
 /** Largest number of results of one search: the spec's cap. */
 export const maxResults = maxSearchResults;
@@ -46,16 +47,31 @@ export class SearchIndex {
   private readonly overlay: SearchOverlay;
   private readonly topK: WindowedTopK;
 
-  /** Indexes the resources; `expected`, about how many they are, sizes the dictionaries' first hash tables. */
+  /**
+   * Indexes the resources at once (or takes the columns `building` made); `expected`, about how many they are, sizes
+   * the dictionaries' first hash tables.
+   */
   constructor(
-    resources: Iterable<SearchResource>,
+    resources: Iterable<SearchResource> | SearchColumns,
     tuning: SearchIndexTuning = {},
     expected = Array.isArray(resources) ? resources.length : 0,
   ) {
-    this.columns = new SearchColumns(resources, tuning.blockValues ?? defaultBlockValues, expected);
+    this.columns =
+      resources instanceof SearchColumns
+        ? resources
+        : runSteps(searchColumns(resources, tuning.blockValues ?? defaultBlockValues, expected));
     this.overlay = new SearchOverlay(this.size, tuning.overlayLimit ?? defaultOverlayLimit);
     const firstWindow = tuning.firstWindow ?? 4096;
     this.topK = new WindowedTopK(this.size, firstWindow, Math.max(firstWindow, tuning.maxWindow ?? 65536));
+  }
+
+  /** The index built in steps (steps.ts): the admin API builds a large one while the stub serves. */
+  static *building(
+    resources: Iterable<SearchResource>,
+    tuning: SearchIndexTuning = {},
+    expected = 0,
+  ): Steps<SearchIndex> {
+    return new SearchIndex(yield* searchColumns(resources, tuning.blockValues ?? defaultBlockValues, expected), tuning);
   }
 
   /** Number of entries. */

@@ -1,6 +1,6 @@
 /**
- * The stub's state as one whole: who a request acts for (`User`), the state built at once from a data set
- * (`buildState`: the users and their keys as SHA-256 only, the projects' counts, the clusters' totals, the machines
+ * The stub's state as one whole: who a request acts for (`User`), the state built whole from a data set
+ * (`buildingState`: the users and their keys as SHA-256 only, the projects' counts, the clusters' totals, the machines
  * and volumes by project, and the search index over the resources), and read back as a data set (`stateSnapshot`).
  * Building and reading are all this module does: the store (store.ts) is the one owner that holds a state, changes
  * it and replaces it whole. Nothing here loads Express or a Node built-in of its own, so that it runs in a browser
@@ -24,6 +24,7 @@ import {
 } from "../types.js";
 import type { SearchResource } from "./search-columns.js";
 import { SearchIndex } from "./search-index.js";
+import { type Steps, stepItems } from "./steps.js";
 
 /** Who a request acts for. */
 export interface User {
@@ -100,8 +101,11 @@ export interface State {
   readonly index: SearchIndex;
 }
 
-/** Builds a state from a data set that checkFixtures accepted, which it keeps and changes. */
-export function buildState(fixtures: Fixtures, now: Date): State {
+/**
+ * Builds a state from a data set that checkFixtures accepted, which it keeps and changes; in steps (steps.ts), with
+ * a yield every `stepItems` clusters and while it indexes.
+ */
+export function* buildingState(fixtures: Fixtures, now: Date): Steps<State> {
   const state: State = {
     data: fixtures,
     users: new Map(),
@@ -136,14 +140,17 @@ export function buildState(fixtures: Fixtures, now: Date): State {
   for (const collection of Object.keys(projectCollections) as ProjectCollection[])
     expected += fixtures[collection]?.length ?? 0;
   for (const p of fixtures.projects ?? []) p.resourceCount = counts.get(p.id) ?? 0;
-  for (const cluster of fixtures.clusters ?? []) {
+  yield;
+  for (const [i, cluster] of (fixtures.clusters ?? []).entries()) {
+    if (i % stepItems === stepItems - 1) yield;
     cluster.machines ??= [];
     Object.assign(cluster, clusterTotals(cluster.machines));
     for (const machine of cluster.machines)
       inProject(state.clusterMachines, machine.projectId, () => new Map()).set(machine.id, { machine, cluster });
   }
   for (const v of fixtures.volumes ?? []) inProject(state.volumes, v.projectId, () => new Set()).add(v.id);
-  return Object.assign(state, { index: new SearchIndex(searchResources(fixtures), {}, expected) });
+  yield;
+  return Object.assign(state, { index: yield* SearchIndex.building(searchResources(fixtures), {}, expected) });
 }
 
 /**

@@ -23,7 +23,9 @@ import {
   volumeNotFound,
 } from "@compute-api/rules";
 import type { ClusterMachine, Fixtures, ResponseBody, SearchResult, UpdateClusterMachineRequest } from "../types.js";
-import { buildState, type State, stateSnapshot, type User } from "./store-state.js";
+import { type DataSource, made, makerOf, type StateChange } from "./data-source.js";
+import { runSteps, runStepsInSlices, type Steps } from "./steps.js";
+import { buildingState, type State, stateSnapshot, type User } from "./store-state.js";
 
 export type { User } from "./store-state.js";
 
@@ -43,18 +45,20 @@ export interface StoreOptions {
    */
   adopt?: boolean;
   /**
-   * Where `reset()` takes the data set it goes back to: a function that makes a fresh one at each call, which the
-   * store adopts (the command line reads its `--data` file again, or generates its `--generate` set again). Default:
-   * a copy of `source` (without `adopt`: `source` itself, copied at each reset, so the caller must not change it;
-   * with `adopt`: a copy kept from before the store changed anything).
+   * Where `reset()` takes the data set it goes back to: a function that makes a fresh one at each call, at once or
+   * in steps, which the store adopts (the command line reads its `--data` file again, or generates its `--generate`
+   * set again). Default: a copy of `source` (without `adopt`: `source` itself, copied at each reset, so the caller
+   * must not change it; with `adopt`: a copy kept from before the store changed anything).
    */
-  baseline?: () => Fixtures;
+  baseline?: () => Fixtures | Steps<Fixtures>;
 }
 
 /** The in-memory state of the stub, built from fixtures that checkFixtures accepted. */
 export class Store {
   private state: State;
-  private baseline: () => Fixtures;
+  private baseline: () => Fixtures | Steps<Fixtures>;
+  /** The change in slices under way, after which the next one starts: one state is built at a time. */
+  private changing: Promise<unknown> = Promise.resolve();
   private readonly givenKeys: GivenKey[] = [];
   /**
    * The state each user belongs to. A request authenticated before the state was replaced is handled on the state it
@@ -67,18 +71,14 @@ export class Store {
    * hands over and never uses again); their keys are kept as SHA-256 only.
    */
   constructor(source: Fixtures, now: Date = new Date(), { adopt = false, baseline }: StoreOptions = {}) {
-    if (baseline) this.baseline = baseline;
-    else if (adopt) {
-      const kept = structuredClone(source);
-      this.baseline = () => structuredClone(kept);
-    } else this.baseline = () => structuredClone(source);
+    this.baseline = baseline ?? (adopt ? makerOf(source) : () => structuredClone(source));
     // The store changes what it keeps (counts, totals, machines): a copy, unless the data is its own to change.
-    this.state = this.build(adopt ? source : structuredClone(source), now);
+    this.state = runSteps(this.building(() => (adopt ? source : structuredClone(source)), now));
   }
 
   /** Back to the data set the store started with (or last `load`ed), with the keys given by `addApiKey`. */
   reset(): void {
-    this.replace(this.baseline());
+    this.state = runSteps(this.building(this.baseline));
   }
 
   /**
@@ -96,7 +96,7 @@ export class Store {
    * before or after, never a mix.
    */
   restore(data: Fixtures): void {
-    this.replace(structuredClone(data));
+    this.state = runSteps(this.building(() => structuredClone(data)));
   }
 
   /**
@@ -104,15 +104,30 @@ export class Store {
    * to: the data (copied), or a function that makes a fresh data set at each call (a generated set: `() =>
    * generateFixtures({ count, seed })`), which the store adopts.
    */
-  load(data: Fixtures | (() => Fixtures)): void {
-    let baseline: () => Fixtures;
-    if (typeof data === "function") baseline = data;
-    else {
-      const kept = structuredClone(data);
-      baseline = () => structuredClone(kept);
-    }
-    this.replace(baseline());
+  load(source: DataSource): void {
+    const baseline = makerOf(source);
+    this.state = runSteps(this.building(baseline));
     this.baseline = baseline;
+  }
+
+  /**
+   * A `reset`, `restore` or `load` whose new state is built in slices with the event loop free between them
+   * (steps.ts): a server answers other requests meanwhile, on the state before. The new state (and for a load, what
+   * `reset` goes back to) replaces the old one at the end, at once; a change that throws, or whose `signal` fires
+   * (its request's deadline), changes nothing. Changes asked for while one is built wait for it, in turn, so that one
+   * state is built at a time.
+   */
+  changeInSlices(change: StateChange, signal?: AbortSignal): Promise<void> {
+    const run = async () => {
+      signal?.throwIfAborted();
+      const baseline = "load" in change ? makerOf(change.load) : this.baseline;
+      const { restore } = change as { restore?: Fixtures };
+      this.state = await runStepsInSlices(this.building(restore ? () => structuredClone(restore) : baseline), signal);
+      this.baseline = baseline;
+    };
+    const done = this.changing.then(run, run);
+    this.changing = done.catch(() => {});
+    return done;
   }
 
   /** Number of searchable resources. */
@@ -204,19 +219,12 @@ export class Store {
   }
 
   /**
-   * Builds a state from a data set it adopts, then swaps it in at once. A data set that cannot be built throws
-   * before anything changed.
+   * In steps (steps.ts), a state built from the data set a maker makes, which it adopts, with the keys given by
+   * `addApiKey` (to the users the data has, unless the data gives them a key of the same id), its users known to
+   * belong to it. What throws has changed nothing.
    */
-  private replace(data: Fixtures): void {
-    this.state = this.build(data, new Date());
-  }
-
-  /**
-   * A state built from a data set it adopts, with the keys given by `addApiKey` (to the users the data has, unless
-   * the data gives them a key of the same id), its users known to belong to it.
-   */
-  private build(data: Fixtures, now: Date): State {
-    const state = buildState(data, now);
+  private *building(make: () => Fixtures | Steps<Fixtures>, now = new Date()): Steps<State> {
+    const state = yield* buildingState(yield* made(make), now);
     for (const { userId, keyId, sha256, createTime } of this.givenKeys) {
       const user = state.users.get(userId);
       if (user && !user.keys.has(keyId)) this.registerKey(state, user, keyId, sha256, createTime);

@@ -4,7 +4,7 @@
  * authenticated before a replacement runs on the state it was authenticated on.
  */
 import { loadSpec } from "@compute-api/contract";
-import { builtinFixtures, checkFixtures, generateFixtures } from "@compute-api/fixtures";
+import { builtinFixtures, checkFixtures, generateFixtures, generatingFixtures } from "@compute-api/fixtures";
 import { describe, expect, it } from "vitest";
 import { Store, type User } from "../../src/store/store.js";
 
@@ -97,5 +97,68 @@ describe("Store state control", () => {
     expect(JSON.stringify(store.snapshot())).toBe(first);
     store.reset();
     expect(JSON.stringify(store.snapshot())).toBe(first);
+  });
+});
+
+describe("Store changes in slices (the admin API's)", () => {
+  const generating = (count: number, seed: number) => () => generatingFixtures({ count, seed, spec });
+
+  it("builds a generated set in slices, serving the state before meanwhile, and swaps it in whole at the end", async () => {
+    const { store, alice } = started();
+    const before = store.resourceCount;
+    let slices = 0;
+    let done = false;
+    const change = store.changeInSlices({ load: generating(20_000, 4) }).finally(() => {
+      done = true;
+    });
+    // Between slices the event loop is free: the old state answers, whole.
+    while (!done) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (!done) {
+        slices++;
+        expect(store.resourceCount).toBe(before);
+        expect(store.search(alice, "type:cluster").length).toBeGreaterThan(0);
+      }
+    }
+    await change;
+    expect(slices).toBeGreaterThan(1);
+    expect(store.resourceCount).toBe(20_000);
+    // The same resources as the same set built at once (the users differ by the key given at the start).
+    const resources = ({ users: _users, ...rest }: ReturnType<Store["snapshot"]>) => JSON.stringify(rest);
+    const atOnce = new Store(generateFixtures({ count: 20_000, seed: 4, spec }));
+    expect(resources(store.snapshot())).toBe(resources(atOnce.snapshot()));
+    // What reset goes back to from now on.
+    store.createApiKey(store.authenticate("cak_alice-test") as User, "later");
+    await store.changeInSlices({ reset: true });
+    expect(store.resourceCount).toBe(20_000);
+  });
+
+  it("changes nothing when its signal fires during the build (its request's deadline), nor when its data cannot be made", async () => {
+    const { store } = started();
+    const first = JSON.stringify(store.snapshot());
+    const controller = new AbortController();
+    const change = store.changeInSlices({ load: generating(20_000, 5) }, controller.signal);
+    setTimeout(() => controller.abort(new Error("the deadline passed")), 0);
+    await expect(change).rejects.toThrow("the deadline passed");
+    expect(JSON.stringify(store.snapshot())).toBe(first);
+    const failing = store.changeInSlices({
+      load: () => {
+        throw new Error("the file is gone");
+      },
+    });
+    await expect(failing).rejects.toThrow("the file is gone");
+    await store.changeInSlices({ reset: true });
+    expect(JSON.stringify(store.snapshot())).toBe(first);
+  });
+
+  it("takes changes asked for together in turn, the last asked for last", async () => {
+    const { store } = started();
+    const asked = [
+      store.changeInSlices({ load: generating(3000, 1) }),
+      store.changeInSlices({ restore: builtinFixtures() }),
+      store.changeInSlices({ load: generating(2000, 2) }),
+    ];
+    await Promise.all(asked);
+    expect(store.resourceCount).toBe(2000);
   });
 });

@@ -3,6 +3,7 @@ import { createSchemaValidator, loadSpec } from "@compute-api/contract";
 import { builtinFixtures } from "@compute-api/fixtures";
 import { apiKeyPrefix } from "@compute-api/rules";
 import { captureLogs, type ErrorBodyLike } from "@compute-api/test-support";
+import { afterEach } from "vitest";
 import { type RunningStub, type ServerOptions, startServer } from "../../src/index.js";
 
 /** The built-in users. */
@@ -41,6 +42,19 @@ export async function startTestStub(options: ServerOptions = {}): Promise<TestSt
       if (typeof init.body === "string" && !h.has("content-type")) h.set("content-type", "application/json");
       return fetch(`${stub.url}${path}`, { ...init, headers: h });
     },
+  };
+}
+
+/** A startTestStub whose stubs are closed after each test of the file that calls this (at its top level). */
+export function stubPerTest(): (options?: ServerOptions) => Promise<TestStub> {
+  const started: TestStub[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((stub) => stub.close()));
+  });
+  return async (options) => {
+    const stub = await startTestStub(options);
+    started.push(stub);
+    return stub;
   };
 }
 

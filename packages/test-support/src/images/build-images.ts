@@ -55,7 +55,7 @@ export interface BuildImagesOptions {
   engine?: ContainerEngine;
   /** Receives the engine's output (default: this process's stderr). */
   output?: (chunk: string) => void;
-  /** The images to build; default: all three. */
+  /** The images to build; default: all four. */
   targets?: readonly ImageTarget[];
   /** Aborts the build (the engine's process is killed). */
   signal?: AbortSignal;

@@ -1,5 +1,5 @@
 /**
- * The project's three OCI images and the container engine that builds them: the targets of deploy/images/Containerfile,
+ * The project's four OCI images and the container engine that builds them: the targets of deploy/images/Containerfile,
  * their tags, and podman or docker with the environment its commands run with. Used by `npm run images`
  * (scripts/images.ts) and by the container suites, so that both build the same images the same way.
  */
@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 /** The repository's root (this package is private to it). */
 export const root = fileURLToPath(new URL("../../../../", import.meta.url));
 
-/** The one Containerfile of the three images, a target each. */
+/** The one Containerfile of the four images, a target each. */
 export const containerfile = join(root, "deploy/images/Containerfile");
 /** The project's podman settings (runc, lower default ulimits, host networking), given through CONTAINERS_CONF. */
 export const containersConf = join(root, "deploy/images/containers.conf");
@@ -20,16 +20,17 @@ export const containersConf = join(root, "deploy/images/containers.conf");
  * command it runs (whose variables, `COMPUTE_STUB_PORT`…, configure it).
  */
 export interface ImageTarget {
-  readonly target: "gateway" | "stub" | "postgres-example";
+  readonly target: "gateway" | "stub" | "postgres-example" | "mcp";
   readonly packageDir: string;
   readonly command: string;
 }
 
-/** The three images, in the order they are built. */
+/** The four images, in the order they are built. */
 export const imageTargets: readonly ImageTarget[] = [
   { target: "gateway", packageDir: "packages/gateway", command: "compute-gateway" },
   { target: "stub", packageDir: "packages/stub-server", command: "compute-stub" },
   { target: "postgres-example", packageDir: "examples/postgres", command: "compute-postgres" },
+  { target: "mcp", packageDir: "packages/mcp", command: "compute-mcp" },
 ];
 
 /**
