@@ -193,6 +193,78 @@ describe.each(hosts)(
   },
 );
 
+describe("--client with --tools or --read-only, and the retries", { timeout: 240_000 }, () => {
+  let stub: TestStub;
+  beforeAll(async () => {
+    stub = await startStub();
+  });
+  afterAll(async () => {
+    await stub?.close();
+  });
+
+  it("--client openai --tools updateClusterMachine over stdio: that tool adapted, null optionals not sent, a 503 retried", async () => {
+    const { client, close } = await connectStdio(stub.url, keys.alice, [
+      "--client",
+      "openai",
+      "--tools",
+      "updateClusterMachine",
+    ]);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(["updateClusterMachine"]);
+      expect(tools[0]).toEqual(JSON.parse(JSON.stringify(toolForHost(full("updateClusterMachine"), "openai"))));
+      expect(openaiProblems(tools[0]!.inputSchema as Schema)).toEqual([]);
+      expect(client.getInstructions()).not.toMatch(/createApiKey|searchResources/);
+      // The seeded draws of 503=50% from seed 7: 503, 503, then 200.
+      await stub.faults({ faults: "503=50%", seed: 7 });
+      await stub.clearRequests();
+      const result = await client.callTool({
+        name: "updateClusterMachine",
+        arguments: {
+          projectId: "proj-alpha",
+          id: "cm-alpha-02",
+          powerState: "REBOOTING",
+          priceHr: null,
+          state: null,
+          volumeIds: null,
+        },
+      });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ id: "cm-alpha-02", powerState: "REBOOTING" });
+      const sent = await stub.requests({ method: "PATCH" });
+      expect(sent.map((entry) => entry.status)).toEqual([503, 503, 200]);
+      expect(sent.at(-1)?.body).toEqual({ powerState: "REBOOTING" });
+    } finally {
+      await stub.faults({ faults: null });
+      await close();
+    }
+  });
+
+  it("COMPUTE_MCP_CLIENT=gemini with --read-only over Streamable HTTP: the search alone, adapted, limit null taken as not given", async () => {
+    const server = await startHttp(stub.url, keys.alice, { COMPUTE_MCP_CLIENT: "gemini" }, ["--read-only"]);
+    const client = await connectHttp(server.url);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(["searchResources"]);
+      expect(tools[0]).toEqual(JSON.parse(JSON.stringify(toolForHost(full("searchResources"), "gemini"))));
+      expect(geminiProblems(tools[0]!.inputSchema as Schema)).toEqual([]);
+      expect(geminiProblems(tools[0]!.outputSchema as Schema)).toEqual([]);
+      const result = await client.callTool({ name: "searchResources", arguments: { query: "a", limit: null } });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      // No limit given: the default keeps 10, and `omitted` counts the others.
+      const body = result.structuredContent as { results: unknown[]; omitted?: number };
+      expect(body.results).toHaveLength(10);
+      expect(body.omitted).toBeGreaterThan(0);
+      await expect(client.callTool({ name: "createApiKey", arguments: { apikeyId: "not-served" } })).rejects.toThrow(
+        /Unknown tool: createApiKey/,
+      );
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
+
 describe("an unknown host", () => {
   it("refuses to start, naming the hosts there are (exit status 2)", { timeout: 60_000 }, async () => {
     const { code, stderr } = await runToExit(["--client", "claude"]);
