@@ -71,4 +71,13 @@ console.log(JSON.stringify(Object.keys(t).sort()));`;
     const { stdout } = await run(process.execPath, ["-e", script], { cwd: project, timeout: 60_000 });
     expect(JSON.parse(stdout)).toEqual(["connectStub", "startStub"]);
   });
+
+  it("the CommonJS startStub rejects a bad data set with the stub's own message, and leaves no process", async () => {
+    const script = `require("@compute-api/stub-server/testing").startStub({ fixtures: { users: "nope" } })
+  .then(() => console.log("started"), (error) => console.log(error.message));`;
+    const { stdout } = await run(process.execPath, ["-e", script], { cwd: project, timeout: 120_000 });
+    expect(stdout).toContain("the data set cannot be served");
+    expect(stdout).toContain("/users: must be array");
+    expect(stdout).not.toMatch(/started|\n\s+at /);
+  });
 });
