@@ -23,13 +23,13 @@ import { type NextFunction, type Request, type RequestHandler, type Response, Ro
 import { filterOf } from "./admin-checks.js";
 import { changeFaults, faultSettingsOf } from "./admin-faults.js";
 import { type AdminGuardOptions, adminGuard } from "./admin-guard.js";
+import { adminPrefix } from "./admin-prefix.js";
 import { maxLoadGenerate, stateRoutes } from "./admin-state.js";
 import type { FaultOptions, Faults } from "./faults.js";
 import type { Journal } from "./journal.js";
 import type { Store } from "./store/store.js";
 
-/** Where the admin API is served. */
-export const adminPrefix = "/__stub";
+export { adminPrefix } from "./admin-prefix.js";
 
 /** The largest body of restore and load, in bytes: a snapshot of a large data set (256 MiB). */
 export const maxAdminBodyBytes = 256 * 1024 * 1024;

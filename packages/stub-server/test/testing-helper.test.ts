@@ -115,6 +115,9 @@ describe("the README's examples, run as written", () => {
     ["file: examples/testing/in-one-file.test.ts", "in-one-file.test.ts"],
     ["file: examples/testing/jest.global-setup.mjs", "jest.global-setup.mjs"],
     ["file: examples/testing/jest.global-teardown.mjs", "jest.global-teardown.mjs"],
+    ["file: examples/testing/jest.config.cjs", "jest.config.cjs"],
+    ["file: examples/testing/stub.test.cjs", "stub.test.cjs"],
+    ["file: examples/testing/stub.test.mjs", "stub.test.mjs"],
   ])("the README shows %s as it is", (marker, file) => {
     expect(blockAfter(marker)).toBe(readFileSync(join(examples, file), "utf8"));
   });
