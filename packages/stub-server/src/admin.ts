@@ -19,6 +19,7 @@ import {
 } from "@compute-api/contract";
 import { jsonBodyReader } from "@compute-api/runtime";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
+import { answerRoutes } from "./admin-answers.js";
 import { filterOf } from "./admin-checks.js";
 import { changeFaults, faultSettingsOf } from "./admin-faults.js";
 import { type AdminGuardOptions, adminGuard } from "./admin-guard.js";
@@ -26,6 +27,7 @@ import { stateRoutes } from "./admin-state.js";
 import type { FaultOptions, Faults } from "./faults.js";
 import type { Journal } from "./journal.js";
 import type { Store } from "./store/store.js";
+import type { StubbedAnswers } from "./stubbed-answers.js";
 
 /** Where the admin API is served. */
 export const adminPrefix = "/__stub";
@@ -43,6 +45,8 @@ export interface AdminOptions {
   token?: string | undefined;
   /** Where the stub listens and which origins its CORS allows: what the guard against web pages checks. */
   guard: AdminGuardOptions;
+  /** The stubbed answers (`/__stub/answers`). */
+  answers?: StubbedAnswers | undefined;
 }
 
 /** The endpoints, as `GET /__stub/` lists them. */
@@ -69,6 +73,14 @@ export const adminEndpoints = [
     'change some: {"faults": "503=10%", "latency": "20-200", "drop": "1%", "rateLimit": "5/s", "prefer": false, "seed": 7}; null turns one off',
   ],
   ["DELETE", "/__stub/faults", "back to the fault settings the stub started with"],
+  ["GET", "/__stub/answers", "the stubbed answers, in the order they are tried"],
+  [
+    "POST",
+    "/__stub/answers",
+    'set one, checked against the spec: {"request": {"operationId": …, "query": …, "body": …}, "answer": {"status", "headers", "body"}, "priority": 5}',
+  ],
+  ["DELETE", "/__stub/answers", "remove every stubbed answer"],
+  ["DELETE", "/__stub/answers/{id}", "remove one"],
 ] as const;
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
@@ -80,7 +92,7 @@ type Endpoint = Partial<Record<string, (req: Request, res: Response) => unknown>
 type RequiredBody = (req: Request, res: Response) => Promise<unknown>;
 
 /** The admin router, to mount before the spec's validation (it answers only under /__stub). */
-export function adminRoutes({ store, journal, faults, spec, token, guard }: AdminOptions): Router {
+export function adminRoutes({ store, journal, faults, spec, token, guard, answers }: AdminOptions): Router {
   const readBody = jsonBodyReader({ maxBodyBytes: maxAdminBodyBytes });
   /** The JSON body of an admin request (400, 413, 415 as the API's own); one is required. */
   const body: RequiredBody = async (req, res) => {
@@ -102,6 +114,7 @@ export function adminRoutes({ store, journal, faults, spec, token, guard }: Admi
     ...stateRoutes(store, spec, body),
     ["/requests", journalEndpoint(journal)],
     ["/faults", faultsEndpoint(faults, body)],
+    ...(answers ? answerRoutes(answers, body) : []),
   ]);
   return Router().use(adminPrefix, dispatch(routes, token, adminGuard(guard)));
 }
@@ -158,7 +171,9 @@ function dispatch(
           throw unauthenticated("the admin API needs its token: Authorization: Bearer <admin token>");
       }
       const path = req.path === "" ? "/" : req.path;
-      const methods = routes.get(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path);
+      const wanted = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+      // An endpoint of one item (`/answers/<id>`) is listed as `/answers/*`.
+      const methods = routes.get(wanted) ?? routes.get(`${wanted.slice(0, wanted.lastIndexOf("/"))}/*`);
       if (!methods)
         throw notFound(
           `no admin endpoint ${req.method} ${adminPrefix}${path.slice(0, 200)}; GET ${adminPrefix}/ lists them`,

@@ -47,7 +47,7 @@ function redact(value: unknown, isKey: (text: string) => boolean, token?: string
 }
 
 /** The query pairs as sent, a repeated name's values in order. */
-function queryOf(search: string): Record<string, string | string[]> {
+export function queryOf(search: string): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of new URLSearchParams(search)) {
     const had = query[name];
@@ -82,6 +82,8 @@ export interface AnsweredRequest {
   /** The field violations of a 400 answer. */
   violations?: JournalEntry["violations"];
   fault?: unknown;
+  /** The id of the stubbed answer it got. */
+  answerId?: string | undefined;
 }
 
 /**
@@ -131,6 +133,7 @@ export function journalEntry(
   const violations = answered.violations;
   if (violations && violations.length > 0) entry.violations = redact(violations, isKey, token) as typeof violations;
   if (answered.fault !== undefined) entry.fault = String(answered.fault);
+  if (answered.answerId !== undefined) entry.answerId = answered.answerId;
   return entry;
 }
 
@@ -150,6 +153,7 @@ export function journalRecorder(journal: Journal, isStubKey: (text: string) => b
       return json.call(this, body);
     };
     res.once("close", () => {
+      const locals = res.locals as { record?: RequestRecord; answerId?: string };
       const entry = journalEntry(
         {
           time,
@@ -163,7 +167,8 @@ export function journalRecorder(journal: Journal, isStubKey: (text: string) => b
           operationId: (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId,
           userId: users.get(req),
           violations,
-          fault: (res.locals as { record?: RequestRecord }).record?.fields.fault,
+          fault: locals.record?.fields.fault,
+          answerId: locals.answerId,
         },
         isStubKey,
       );

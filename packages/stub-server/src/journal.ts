@@ -3,6 +3,7 @@
  * sent (WireMock's request journal). What goes in is already redacted (journal-http.ts): no API key, no
  * `Authorization` value. Nothing here loads Express or a Node built-in.
  */
+import { globMatch } from "./request-match.js";
 
 /** One answered request. */
 export interface JournalEntry {
@@ -29,6 +30,8 @@ export interface JournalEntry {
   violations?: { field: string; description: string }[];
   /** The fault injected, as the request's log line names it: `503`, `drop`, `rate-limit`, `prefer 429`. */
   fault?: string;
+  /** The stubbed answer it was given (`POST /__stub/answers`), by id. */
+  answerId?: string;
 }
 
 /** What `list` keeps; each absent filter keeps every entry. */
@@ -47,15 +50,6 @@ export interface JournalFilter {
 
 /** The default number of entries a journal keeps. */
 export const defaultJournalSize = 1000;
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** The test of a path filter with `*` wildcards. */
-function pathTest(pattern: string): (path: string) => boolean {
-  if (!pattern.includes("*")) return (path) => path === pattern;
-  const regex = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`);
-  return (path) => regex.test(path);
-}
 
 /** The test of a status filter: `404` or `4xx`. */
 function statusTest(pattern: string): (status: number | null) => boolean {
@@ -86,7 +80,7 @@ export class Journal {
   /** The entries that pass the filter, oldest first. */
   list(filter: JournalFilter = {}): JournalEntry[] {
     const method = filter.method?.toUpperCase();
-    const path = filter.path === undefined ? undefined : pathTest(filter.path);
+    const path = filter.path;
     const status = filter.status === undefined ? undefined : statusTest(filter.status);
     const since = filter.since;
     const sinceSeq = since !== undefined && /^\d+$/.test(since) ? Number(since) : undefined;
@@ -95,7 +89,7 @@ export class Journal {
     const kept = ordered.filter(
       (e) =>
         (method === undefined || e.method === method) &&
-        (path === undefined || path(e.path)) &&
+        (path === undefined || globMatch(path, e.path)) &&
         (filter.operationId === undefined || e.operationId === filter.operationId) &&
         (status === undefined || status(e.status)) &&
         (sinceSeq === undefined || e.seq > sinceSeq) &&

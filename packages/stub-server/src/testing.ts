@@ -11,11 +11,13 @@ import { adminPrefix } from "./admin.js";
 import type { FaultSettings } from "./admin-faults.js";
 import type { JournalEntry, JournalFilter } from "./journal.js";
 import { type ServerOptions, startServer } from "./server.js";
+import { type AnswersOverHttp, answersOverHttp } from "./testing-answers.js";
 
 export type { FaultSettings } from "./admin-faults.js";
 export { maxPreferLength, parsePrefer } from "./faults.js";
 export type { JournalEntry, JournalFilter } from "./journal.js";
 export { Store, type User } from "./store/store.js";
+export type * from "./testing-answers.js";
 
 /** What reset, restore and load answer: the state now. */
 export interface StateSummary {
@@ -26,8 +28,11 @@ export interface StateSummary {
 /** What to load: a data set, a generated one, or the built-in data. */
 export type LoadSource = { data: Fixtures } | { generate: number; seed?: number } | { builtin: true };
 
-/** A stub and its admin API as functions; each rejects with the admin API's error body in its message. */
-export interface StubHandle {
+/**
+ * A stub and its admin API as functions; each rejects with the admin API's error body in its message. The stubbed
+ * answers (`answer`, `answers`, …) are testing-answers.ts's.
+ */
+export interface StubHandle extends AnswersOverHttp {
   /** Base URL, such as `http://127.0.0.1:41234`, for the client under test. */
   url: string;
   /** A key of the data's first user (`alice` in the built-in data), valid across reset, restore and load. */
@@ -89,6 +94,7 @@ export function connectStub(url: string, { apiKey, adminToken }: ConnectOptions)
       const search = query.toString() === "" ? "" : `?${query}`;
       return (await admin<{ requests: JournalEntry[] }>("GET", `/requests${search}`)).requests;
     },
+    ...answersOverHttp(admin),
     clearRequests: async () => {
       await admin("DELETE", "/requests");
     },

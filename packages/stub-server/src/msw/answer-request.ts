@@ -19,9 +19,11 @@ import { HttpResponse } from "msw";
 import { type ExampleOperation, exampleAnswer } from "../example-answers.js";
 import type { FaultRules } from "../fault-rules.js";
 import type { Journal } from "../journal.js";
-import { type AnsweredRequest, journalEntry, violationsOf } from "../journal-http.js";
+import { type AnsweredRequest, journalEntry, queryOf, violationsOf } from "../journal-http.js";
 import type { Store } from "../store/store.js";
 import type { StoreOperationInput } from "../store-operations.js";
+import type { StubbedAnswers } from "../stubbed-answers.js";
+import { stubbedResponse } from "./answers-and-verification.js";
 import { readJsonBody } from "./json-body.js";
 
 /**
@@ -38,6 +40,8 @@ export interface HandlerParts {
   journal: Journal;
   /** The base URL's path, without a trailing slash: the stub's paths are under it. */
   basePath: string;
+  /** The stubbed answers (`answer()`). */
+  answers: StubbedAnswers;
 }
 
 /** A JSON answer, as Express's `res.json` sends it. */
@@ -87,6 +91,7 @@ export async function answerAndNote(parts: HandlerParts, request: Request): Prom
           operationId: noted.operationId,
           userId: noted.userId,
           violations: noted.violations,
+          answerId: noted.answerId,
         },
         (text) => store.authenticate(text) !== undefined,
       ),
@@ -129,6 +134,12 @@ async function answer(
     noted.userId = principal.id;
     if (problem) throw problem;
     await afterValidation(faults, headers, match, always);
+    const view = { method: request.method, path, query: queryOf(url.search.slice(1)), headers, body };
+    const stubbed = stubbedResponse(parts.answers, { ...view, operationId: match.operation.operationId }, always);
+    if (stubbed) {
+      noted.answerId = stubbed.id;
+      return stubbed.response;
+    }
     const input = { principal, path: match.params, query: parseQueryString(searchOf(target)), body };
     return run(parts, match.operation.operationId, input as StoreOperationInput<OperationId>, headers, always);
   } catch (error) {

@@ -14,7 +14,9 @@ import { createFaultRules, type FaultOptions } from "../fault-rules.js";
 import { defaultJournalSize, Journal, type JournalEntry, type JournalFilter } from "../journal.js";
 import { type StoreOperationInput, storeOperations } from "../store-operations.js";
 import { createStubStore } from "../stub-store.js";
+import { StubbedAnswers } from "../stubbed-answers.js";
 import { answerAndNote, type HandlerParts } from "./answer-request.js";
+import { type AnswersAndVerification, answersAndVerification } from "./answers-and-verification.js";
 
 /** Options of the stub's MSW handlers. */
 export interface StubHandlersOptions {
@@ -38,8 +40,11 @@ export interface StubHandlersOptions {
   faults?: FaultOptions;
 }
 
-/** The handlers and the state control of a stub without a server. */
-export interface StubHandlers {
+/**
+ * The handlers and the state control of a stub without a server; its stubbed answers (`answer`, `answers`, …) are
+ * those of answers-and-verification.ts.
+ */
+export interface StubHandlers extends AnswersAndVerification {
   /** The handlers: `setupServer(...stub.handlers)` or `setupWorker(...stub.handlers)`. */
   handlers: HttpHandler[];
   /** The operations the store does not implement, answered from the spec's examples (as `compute-stub` says at start). */
@@ -90,7 +95,8 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
   const examples = new Map(
     exampleOperations(spec, new Set(Object.keys(operations))).map((operation) => [operation.operationId, operation]),
   );
-  const parts: HandlerParts = { contract, store, operations, examples, faults, journal, basePath };
+  const answers = new StubbedAnswers(() => contract);
+  const parts: HandlerParts = { contract, store, operations, examples, faults, journal, basePath, answers };
 
   return {
     // A predicate, not a path pattern: MSW decodes a pattern's parameters and answers a path that does not decode
@@ -107,6 +113,7 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
     restore: (data) => store.restore(validFixtures(data, spec)),
     load: (data) => store.load(typeof data === "function" ? data : validFixtures(data, spec)),
     requests: (filter) => journal.list(filter),
+    ...answersAndVerification(answers),
     clearRequests: () => journal.clear(),
     faultSettings: () => structuredClone(faults.options()),
     setFaults: (changed) => faults.set(changed),
