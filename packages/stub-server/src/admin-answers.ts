@@ -1,6 +1,7 @@
 /**
- * The stub's stubbed answers over HTTP: the admin API's `/__stub/answers` (set, list, remove, clear), and the
- * middleware that gives a validated request its stubbed answer. admin.ts mounts the routes, app.ts the middleware after the request
+ * The stub's stubbed answers over HTTP: the admin API's `/__stub/answers` (set, list, remove, clear) and
+ * `POST /__stub/requests/find` (the journal through a request match, with its near misses), and the middleware that
+ * gives a validated request its stubbed answer. admin.ts mounts the routes, app.ts the middleware after the request
  * was authenticated and validated (and after the rate limit and `Prefer`).
  */
 import {
@@ -13,7 +14,9 @@ import {
 } from "@compute-api/contract";
 import type { RequestRecord } from "@compute-api/runtime";
 import type { Request, RequestHandler, Response } from "express";
+import type { Journal } from "./journal.js";
 import { queryOf } from "./journal-http.js";
+import { findRequests, requestFilterOf } from "./request-verify.js";
 import { renderAnswer, StubbedAnswers } from "./stubbed-answers.js";
 
 /** An admin endpoint's handlers by method. */
@@ -97,5 +100,19 @@ export function answerRoutes(answers: StubbedAnswers, body: RequiredBody): [stri
         },
       },
     ],
+  ];
+}
+
+/** `POST /__stub/requests/find`: the journal's entries that match a filter, and the near misses. */
+export function findRoute(journal: Journal, body: RequiredBody): [string, Endpoint] {
+  return [
+    "/requests/find",
+    {
+      POST: async (req, res) => {
+        const filter = requestFilterOf(await body(req, res));
+        if (Array.isArray(filter)) throw invalidRequest(filter);
+        res.json(findRequests(journal, filter));
+      },
+    },
   ];
 }

@@ -19,7 +19,7 @@ import {
 } from "@compute-api/contract";
 import { jsonBodyReader } from "@compute-api/runtime";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
-import { answerRoutes } from "./admin-answers.js";
+import { answerRoutes, findRoute } from "./admin-answers.js";
 import { filterOf } from "./admin-checks.js";
 import { changeFaults, faultSettingsOf } from "./admin-faults.js";
 import { type AdminGuardOptions, adminGuard } from "./admin-guard.js";
@@ -64,6 +64,11 @@ export const adminEndpoints = [
     "GET",
     "/__stub/requests",
     "the journal of answered requests, oldest first; filters: method, path (* wildcard), operationId, status (404, 4xx), since (a seq or an ISO time), limit",
+  ],
+  [
+    "POST",
+    "/__stub/requests/find",
+    "the journal through a filter: those of GET and query, headers, a partial body; with the near misses",
   ],
   ["DELETE", "/__stub/requests", "empty the journal"],
   ["GET", "/__stub/faults", "the fault settings in force, in the flags' syntax"],
@@ -114,6 +119,7 @@ export function adminRoutes({ store, journal, faults, spec, token, guard, answer
     ...stateRoutes(store, spec, body),
     ["/requests", journalEndpoint(journal)],
     ["/faults", faultsEndpoint(faults, body)],
+    findRoute(journal, body),
     ...(answers ? answerRoutes(answers, body) : []),
   ]);
   return Router().use(adminPrefix, dispatch(routes, token, adminGuard(guard)));

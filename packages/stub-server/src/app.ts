@@ -15,6 +15,7 @@ import { createFaults, type FaultOptions, type Faults, InjectedError } from "./f
 import { defaultJournalSize, Journal } from "./journal.js";
 import { journalRecorder } from "./journal-http.js";
 import { metaRoutes } from "./meta-routes.js";
+import { operationFinder } from "./operation-of.js";
 import type { User } from "./store/store.js";
 import { storeOperations } from "./store-operations.js";
 import { createStubStore } from "./stub-store.js";
@@ -85,7 +86,10 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
   const journal = admin === false ? undefined : new Journal(options.journalSize ?? defaultJournalSize);
   const recorder =
     journal && journal.size > 0
-      ? journalRecorder(journal, (text) => store.authenticate(text) !== undefined)
+      ? journalRecorder(journal, (text) => store.authenticate(text) !== undefined, {
+          operationOf: operationFinder(spec),
+          userOf: (token) => store.authenticate(token)?.id,
+        })
       : undefined;
   // Stubbed answers where the admin API can set them (POST /__stub/answers).
   const stubbed = journal ? httpAnswers(spec) : undefined;

@@ -52,7 +52,7 @@ export interface JournalFilter {
 export const defaultJournalSize = 1000;
 
 /** The test of a status filter: `404` or `4xx`. */
-function statusTest(pattern: string): (status: number | null) => boolean {
+export function statusTest(pattern: string): (status: number | null) => boolean {
   const lower = pattern.toLowerCase();
   if (/^[1-5]xx$/.test(lower)) return (status) => status !== null && Math.floor(status / 100) === Number(lower[0]);
   return (status) => String(status) === pattern;

@@ -1,7 +1,8 @@
 /**
  * What a request must look like to match — its operation, method, path (`*` wildcards), query pairs, headers and a
- * partial JSON body — and how a request differs from it: the matcher of stubbed answers (stubbed-answers.ts), over
- * HTTP and in the MSW handlers, and the journal's path filter. Nothing here loads Express or a Node built-in.
+ * partial JSON body — and how a request differs from it: one matcher for the journal's filters (request-verify.ts)
+ * and for stubbed answers (stubbed-answers.ts), over HTTP and in the MSW handlers. Nothing here loads Express or a
+ * Node built-in.
  */
 import type { FieldViolation } from "@compute-api/contract";
 

@@ -9,7 +9,6 @@ import type { Fixtures } from "@compute-api/fixtures";
 import { newApiKey } from "@compute-api/rules";
 import { adminPrefix } from "./admin.js";
 import type { FaultSettings } from "./admin-faults.js";
-import type { JournalEntry, JournalFilter } from "./journal.js";
 import { type ServerOptions, startServer } from "./server.js";
 import { type AnswersOverHttp, answersOverHttp } from "./testing-answers.js";
 
@@ -30,7 +29,7 @@ export type LoadSource = { data: Fixtures } | { generate: number; seed?: number 
 
 /**
  * A stub and its admin API as functions; each rejects with the admin API's error body in its message. The stubbed
- * answers (`answer`, `answers`, …) are testing-answers.ts's.
+ * answers and the journal's verification (`answer`, `requests`, `expectRequests`, …) are testing-answers.ts's.
  */
 export interface StubHandle extends AnswersOverHttp {
   /** Base URL, such as `http://127.0.0.1:41234`, for the client under test. */
@@ -45,8 +44,6 @@ export interface StubHandle extends AnswersOverHttp {
   restore(data: Fixtures): Promise<StateSummary>;
   /** Replaces the state and makes it the one reset goes back to. */
   load(source: LoadSource): Promise<StateSummary>;
-  /** The requests the stub answered, oldest first, as the journal's filter keeps them. */
-  requests(filter?: JournalFilter): Promise<JournalEntry[]>;
   /** Empties the journal. */
   clearRequests(): Promise<void>;
   /** The fault settings, or changes some of them (`{ faults: "503=100%" }`; `null` turns one off). */
@@ -87,13 +84,6 @@ export function connectStub(url: string, { apiKey, adminToken }: ConnectOptions)
     snapshot: () => admin("GET", "/snapshot"),
     restore: (data) => admin("POST", "/restore", data),
     load: (source) => admin("POST", "/load", source),
-    requests: async (filter = {}) => {
-      const query = new URLSearchParams(
-        Object.entries(filter).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
-      );
-      const search = query.toString() === "" ? "" : `?${query}`;
-      return (await admin<{ requests: JournalEntry[] }>("GET", `/requests${search}`)).requests;
-    },
     ...answersOverHttp(admin),
     clearRequests: async () => {
       await admin("DELETE", "/requests");

@@ -47,6 +47,9 @@ describe("stubbed answers on both sides (the helper over HTTP, the MSW handlers)
         ["train", 200, id],
         ["alpha", 200, undefined],
       ]);
+      expect(await side.requests({ operationId: "searchResources", query: { query: "train" } }), side.name).toEqual([
+        journal[0],
+      ]);
     });
   });
 

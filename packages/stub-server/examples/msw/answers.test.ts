@@ -18,8 +18,9 @@ it("answers one search with the test's own body, journaled with its id", async (
     headers: { authorization: "Bearer cak_test_alice" },
   });
   expect(await response.json()).toEqual({ results: [] });
-  expect(stub.requests({ operationId: "searchResources" })[0]?.answerId).toBe(id);
+  expect(stub.expectRequests({ operationId: "searchResources" }, 1)[0]?.answerId).toBe(id);
   expect(() => stub.answer({ request: { operationId: "searchResources" }, answer: { status: 418 } })).toThrow(
     "answer.status: 418 is not a status searchResources documents",
   );
+  expect(() => stub.requests({ operationid: "createApiKey" } as never)).toThrow("operationid: is not a filter");
 });

@@ -23,7 +23,7 @@ import { type AnsweredRequest, journalEntry, queryOf, violationsOf } from "../jo
 import type { Store } from "../store/store.js";
 import type { StoreOperationInput } from "../store-operations.js";
 import type { StubbedAnswers } from "../stubbed-answers.js";
-import { stubbedResponse } from "./answers-and-verification.js";
+import { ownerOfFaulted, stubbedResponse } from "./answers-and-verification.js";
 import { readJsonBody } from "./json-body.js";
 
 /**
@@ -75,8 +75,8 @@ export async function answerAndNote(parts: HandlerParts, request: Request): Prom
   const url = new URL(request.url);
   const noted: Partial<AnsweredRequest> = {};
   const response = await answer(parts, request, url, noted);
-  if (response.type === "error") return response;
   if (journal.size > 0) {
+    if (noted.fault !== undefined) ownerOfFaulted(parts, request.method, url, noted);
     journal.add(
       journalEntry(
         {
@@ -87,10 +87,12 @@ export async function answerAndNote(parts: HandlerParts, request: Request): Prom
           search: url.search.slice(1),
           headers: noted.headers ?? headersOf(request),
           body: noted.body,
-          status: response.status,
+          // A drop is `HttpResponse.error()`: no status, as the stub's journal has none for a destroyed connection.
+          status: response.type === "error" ? null : response.status,
           operationId: noted.operationId,
           userId: noted.userId,
           violations: noted.violations,
+          fault: noted.fault,
           answerId: noted.answerId,
         },
         (text) => store.authenticate(text) !== undefined,
@@ -119,7 +121,7 @@ async function answer(
     const target = path + url.search;
     const headers = headersOf(request);
     noted.headers = headers;
-    if (await beforeValidation(faults, path)) return HttpResponse.error();
+    if (await beforeValidation(faults, path, noted)) return HttpResponse.error();
     const body = await readBody(request, headers);
     noted.body = body;
     const match = contract.route(request.method, target);
@@ -133,7 +135,7 @@ async function answer(
     if (!principal) throw unauthenticated("the API key is not valid");
     noted.userId = principal.id;
     if (problem) throw problem;
-    await afterValidation(faults, headers, match, always);
+    await afterValidation(faults, headers, match, always, noted);
     const view = { method: request.method, path, query: queryOf(url.search.slice(1)), headers, body };
     const stubbed = stubbedResponse(parts.answers, { ...view, operationId: match.operation.operationId }, always);
     if (stubbed) {
@@ -153,11 +155,12 @@ async function answer(
  * The run's faults, as the stub's `beforeValidation`: before the body is read and the route found. True when the
  * request is dropped; a fault with an answer throws it.
  */
-async function beforeValidation(faults: FaultRules, path: string): Promise<boolean> {
+async function beforeValidation(faults: FaultRules, path: string, noted: Partial<AnsweredRequest>): Promise<boolean> {
   if (!faults.appliesTo(path)) return false;
   const delay = faults.latency();
   if (delay !== undefined) await sleep(delay);
   const fault = faults.runFault();
+  if (fault) noted.fault = fault.name;
   if (fault?.error) throw fault.error;
   return fault !== undefined;
 }
@@ -180,14 +183,21 @@ async function afterValidation(
   headers: Record<string, string>,
   match: Exclude<ReturnType<Contract["route"]>, ApiError>,
   always: Record<string, string>,
+  noted: Partial<AnsweredRequest>,
 ): Promise<void> {
   const limited = faults.rateLimit(bearerToken({ headers }));
-  if (limited) throw limited;
+  if (limited) {
+    noted.fault = "rate-limit";
+    throw limited;
+  }
   const prefer = faults.prefer(headers.prefer, () => [...match.operation.statuses]);
   if (prefer?.refused) throw prefer.refused;
   if (prefer?.applied) always["preference-applied"] = prefer.applied;
   if (prefer?.delayMs !== undefined) await sleep(prefer.delayMs);
-  if (prefer?.injected) throw prefer.injected;
+  if (prefer?.injected) {
+    noted.fault = `prefer ${prefer.injected.status}`;
+    throw prefer.injected;
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ import type { OperationId } from "@compute-api/server";
 import { type HttpHandler, http } from "msw";
 import { exampleOperations } from "../example-answers.js";
 import { createFaultRules, type FaultOptions } from "../fault-rules.js";
-import { defaultJournalSize, Journal, type JournalEntry, type JournalFilter } from "../journal.js";
+import { defaultJournalSize, Journal } from "../journal.js";
 import { type StoreOperationInput, storeOperations } from "../store-operations.js";
 import { createStubStore } from "../stub-store.js";
 import { StubbedAnswers } from "../stubbed-answers.js";
@@ -41,8 +41,8 @@ export interface StubHandlersOptions {
 }
 
 /**
- * The handlers and the state control of a stub without a server; its stubbed answers (`answer`, `answers`, …) are
- * those of answers-and-verification.ts.
+ * The handlers and the state control of a stub without a server; its stubbed answers and the journal's verification
+ * (`answer`, `requests`, `expectRequests`, …) are those of answers-and-verification.ts.
  */
 export interface StubHandlers extends AnswersAndVerification {
   /** The handlers: `setupServer(...stub.handlers)` or `setupWorker(...stub.handlers)`. */
@@ -57,11 +57,6 @@ export interface StubHandlers extends AnswersAndVerification {
   restore(data: Fixtures): void;
   /** Replaces the state with a data set (checked) or a function that makes one, and makes it what `reset` goes back to. */
   load(data: Fixtures | (() => Fixtures)): void;
-  /**
-   * The journal of the requests the handlers answered, oldest first, as the stub's `GET /__stub/requests` gives it:
-   * method, path, query, headers and body as sent (every key redacted), status, operationId, user, a 400's violations.
-   */
-  requests(filter?: JournalFilter): JournalEntry[];
   /** Empties the journal. */
   clearRequests(): void;
   /** The fault settings in force (a copy), what `GET /__stub/faults` shows in the flags' syntax. */
@@ -112,8 +107,7 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
     snapshot: () => store.snapshot(),
     restore: (data) => store.restore(validFixtures(data, spec)),
     load: (data) => store.load(typeof data === "function" ? data : validFixtures(data, spec)),
-    requests: (filter) => journal.list(filter),
-    ...answersAndVerification(answers),
+    ...answersAndVerification(journal, answers),
     clearRequests: () => journal.clear(),
     faultSettings: () => structuredClone(faults.options()),
     setFaults: (changed) => faults.set(changed),

@@ -7,7 +7,7 @@ import { apiKeyPrefix } from "@compute-api/rules";
 import { createStubHandlers } from "@compute-api/stub-server/msw";
 import { setupServer } from "msw/node";
 import type { FaultOptions } from "../../src/index.js";
-import type { JournalEntry, JournalFilter, StubbedAnswer, StubbedAnswerInput } from "../../src/testing.js";
+import type { JournalEntry, RequestFilter, StubbedAnswer, StubbedAnswerInput } from "../../src/testing.js";
 import { startStub } from "../../src/testing.js";
 
 /** One side: where to send requests, the keys of alice and bob, and the stub's functions (async on both sides). */
@@ -19,7 +19,8 @@ export interface Side {
   answers(): Promise<StubbedAnswer[]>;
   removeAnswer(id: string): Promise<unknown>;
   clearAnswers(): Promise<void>;
-  requests(filter?: JournalFilter): Promise<JournalEntry[]>;
+  requests(filter?: RequestFilter): Promise<JournalEntry[]>;
+  expectRequests(filter: RequestFilter, count: number): Promise<JournalEntry[]>;
   /** A fetch of a path on this side, with alice's key unless `as` names bob or none (null). */
   call(path: string, init?: RequestInit & { as?: "alice" | "bob" | null }): Promise<Response>;
 }
@@ -54,6 +55,7 @@ export async function onBothSides(test: (side: Side) => Promise<void>, faults: F
       removeAnswer: async (id) => mocked.removeAnswer(id),
       clearAnswers: async () => mocked.clearAnswers(),
       requests: async (filter) => mocked.requests(filter),
+      expectRequests: async (filter, count) => mocked.expectRequests(filter, count),
       call: caller(baseUrl, keys),
     });
   } finally {
