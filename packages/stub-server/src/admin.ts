@@ -20,6 +20,7 @@ import {
 import { jsonBodyReader } from "@compute-api/runtime";
 import { signalOf } from "@compute-api/server";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
+import { answerRoutes, findRoute } from "./admin-answers.js";
 import { filterOf } from "./admin-checks.js";
 import { changeFaults, faultSettingsOf } from "./admin-faults.js";
 import { type AdminGuardOptions, adminGuard } from "./admin-guard.js";
@@ -28,6 +29,7 @@ import { maxLoadGenerate, stateRoutes } from "./admin-state.js";
 import type { FaultOptions, Faults } from "./faults.js";
 import type { Journal } from "./journal.js";
 import type { Store } from "./store/store.js";
+import type { StubbedAnswers } from "./stubbed-answers.js";
 
 export { adminPrefix } from "./admin-prefix.js";
 
@@ -44,6 +46,8 @@ export interface AdminOptions {
   token?: string | undefined;
   /** Where the stub listens and which origins its CORS allows: what the guard against web pages checks. */
   guard: AdminGuardOptions;
+  /** The stubbed answers (`/__stub/answers`). */
+  answers?: StubbedAnswers | undefined;
 }
 
 /** The endpoints, as `GET /__stub/` lists them. */
@@ -62,6 +66,11 @@ export const adminEndpoints = [
     "/__stub/requests",
     "the journal of answered requests, oldest first; filters: method, path (* wildcard), operationId, status (404, 4xx), since (a seq or an ISO time), limit",
   ],
+  [
+    "POST",
+    "/__stub/requests/find",
+    "the journal through a filter: those of GET and query, headers, a partial body; with the near misses",
+  ],
   ["DELETE", "/__stub/requests", "empty the journal"],
   ["GET", "/__stub/faults", "the fault settings in force, in the flags' syntax"],
   [
@@ -70,6 +79,14 @@ export const adminEndpoints = [
     'change some: {"faults": "503=10%", "latency": "20-200", "drop": "1%", "rateLimit": "5/s", "prefer": false, "seed": 7}; null turns one off',
   ],
   ["DELETE", "/__stub/faults", "back to the fault settings the stub started with"],
+  ["GET", "/__stub/answers", "the stubbed answers, in the order they are tried"],
+  [
+    "POST",
+    "/__stub/answers",
+    'set one, checked against the spec: {"request": {"operationId": …, "query": …, "body": …}, "answer": {"status", "headers", "body"}, "priority": 5}',
+  ],
+  ["DELETE", "/__stub/answers", "remove every stubbed answer"],
+  ["DELETE", "/__stub/answers/{id}", "remove one"],
 ] as const;
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
@@ -81,7 +98,7 @@ type Endpoint = Partial<Record<string, (req: Request, res: Response) => unknown>
 type RequiredBody = (req: Request, res: Response) => Promise<unknown>;
 
 /** The admin router, to mount before the spec's validation (it answers only under /__stub). */
-export function adminRoutes({ store, journal, faults, spec, token, guard }: AdminOptions): Router {
+export function adminRoutes({ store, journal, faults, spec, token, guard, answers }: AdminOptions): Router {
   const readBody = jsonBodyReader({ maxBodyBytes: maxAdminBodyBytes });
   /** The JSON body of an admin request (400, 413, 415 as the API's own); one is required. */
   const body: RequiredBody = async (req, res) => {
@@ -103,6 +120,8 @@ export function adminRoutes({ store, journal, faults, spec, token, guard }: Admi
     ...stateRoutes(store, spec, body),
     ["/requests", journalEndpoint(journal)],
     ["/faults", faultsEndpoint(faults, body)],
+    findRoute(journal, body),
+    ...(answers ? answerRoutes(answers, body) : []),
   ]);
   return Router().use(adminPrefix, dispatch(routes, token, adminGuard(guard)));
 }
@@ -159,7 +178,9 @@ function dispatch(
           throw unauthenticated("the admin API needs its token: Authorization: Bearer <admin token>");
       }
       const path = req.path === "" ? "/" : req.path;
-      const methods = routes.get(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path);
+      const wanted = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+      // An endpoint of one item (`/answers/<id>`) is listed as `/answers/*`.
+      const methods = routes.get(wanted) ?? routes.get(`${wanted.slice(0, wanted.lastIndexOf("/"))}/*`);
       if (!methods)
         throw notFound(
           `no admin endpoint ${req.method} ${adminPrefix}${path.slice(0, 200)}; GET ${adminPrefix}/ lists them`,

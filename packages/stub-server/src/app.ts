@@ -9,11 +9,13 @@ import { createLogger, type Logger } from "@compute-api/runtime";
 import { createComputeServer, type HandlerInput, type Handlers, type OperationId } from "@compute-api/server";
 import type { Express, RequestHandler } from "express";
 import { adminRoutes } from "./admin.js";
+import { httpAnswers } from "./admin-answers.js";
 import { type ExampleOperation, exampleAnswer, exampleOperations } from "./example-answers.js";
 import { createFaults, type FaultOptions, type Faults, InjectedError } from "./faults.js";
 import { defaultJournalSize, Journal } from "./journal.js";
 import { journalRecorder } from "./journal-http.js";
 import { metaRoutes } from "./meta-routes.js";
+import { operationFinder } from "./operation-of.js";
 import type { User } from "./store/store.js";
 import { storeOperations } from "./store-operations.js";
 import { createStubStore } from "./stub-store.js";
@@ -85,8 +87,13 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
   const token = admin === false ? undefined : admin.token;
   const recorder =
     journal && journal.size > 0
-      ? journalRecorder(journal, (text) => store.authenticate(text) !== undefined, token)
+      ? journalRecorder(journal, (text) => store.authenticate(text) !== undefined, {
+          adminToken: token,
+          owner: { operationOf: operationFinder(spec), userOf: (key) => store.authenticate(key)?.id },
+        })
       : undefined;
+  // Stubbed answers where the admin API can set them (POST /__stub/answers).
+  const stubbed = journal ? httpAnswers(spec) : undefined;
   const logger = options.logger ?? createLogger({ level: "silent" });
   const implemented = storeOperations(store);
   const examples = exampleOperations(spec, new Set(Object.keys(implemented)));
@@ -112,13 +119,18 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
     // The spec's YAML and its HTML reference, beside the server's /healthz and /openapi.json.
     routes: metaRoutes(),
     // The admin API, which no web page may use: before CORS, so that it never carries CORS headers.
-    ...(journal ? { adminRoutes: adminRoutes({ store, journal, faults, spec, token, guard }) } : {}),
+    ...(journal
+      ? { adminRoutes: adminRoutes({ store, journal, faults, spec, token, guard, answers: stubbed?.answers }) }
+      : {}),
     // The run's faults on /v1: latency, dropped connections, injected statuses (--latency, --drop, --faults);
     // then, per key and per request, before any state is touched: the rate limit and the caller's `Prefer`.
     beforeValidation: [recorder?.middleware, faults.beforeValidation].filter(
       (handler): handler is RequestHandler => handler !== undefined,
     ),
-    beforeHandlers: faults.afterValidation ? [faults.afterValidation] : [],
+    // Then a stubbed answer, in place of the operation.
+    beforeHandlers: [faults.afterValidation, stubbed?.middleware].filter(
+      (handler): handler is RequestHandler => handler !== undefined,
+    ),
     isExpectedError: (error) => error instanceof InjectedError,
   });
   return { app: server.app, close: () => server.close(), drain: () => server.drain() };

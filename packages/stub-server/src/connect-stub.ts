@@ -5,10 +5,11 @@
 import type { Fixtures } from "@compute-api/fixtures";
 import type { FaultSettings } from "./admin-faults.js";
 import { adminPrefix } from "./admin-prefix.js";
-import type { JournalEntry, JournalFilter } from "./journal.js";
+import { type AnswersOverHttp, answersOverHttp } from "./testing-answers.js";
 
 export type { FaultSettings } from "./admin-faults.js";
 export type { JournalEntry, JournalFilter } from "./journal.js";
+export type * from "./testing-answers.js";
 
 /** What reset, restore and load answer: the state now. */
 export interface StateSummary {
@@ -19,8 +20,11 @@ export interface StateSummary {
 /** What to load: a data set, a generated one, or the built-in data. */
 export type LoadSource = { data: Fixtures } | { generate: number; seed?: number } | { builtin: true };
 
-/** A stub and its admin API as functions; each rejects with the admin API's error body in its message. */
-export interface StubHandle {
+/**
+ * A stub and its admin API as functions; each rejects with the admin API's error body in its message. The stubbed
+ * answers and the journal's verification (`answer`, `requests`, `expectRequests`, …) are testing-answers.ts's.
+ */
+export interface StubHandle extends AnswersOverHttp {
   /** Base URL, such as `http://127.0.0.1:41234`, for the client under test. */
   url: string;
   /** A key of the data's first user (`alice` in the built-in data), valid across reset, restore and load. */
@@ -33,8 +37,6 @@ export interface StubHandle {
   restore(data: Fixtures): Promise<StateSummary>;
   /** Replaces the state and makes it the one reset goes back to. */
   load(source: LoadSource): Promise<StateSummary>;
-  /** The requests the stub answered, oldest first, as the journal's filter keeps them. */
-  requests(filter?: JournalFilter): Promise<JournalEntry[]>;
   /** Empties the journal. */
   clearRequests(): Promise<void>;
   /** The fault settings, or changes some of them (`{ faults: "503=100%" }`; `null` turns one off). */
@@ -75,13 +77,7 @@ export function connectStub(url: string, { apiKey, adminToken }: ConnectOptions)
     snapshot: () => admin("GET", "/snapshot"),
     restore: (data) => admin("POST", "/restore", data),
     load: (source) => admin("POST", "/load", source),
-    requests: async (filter = {}) => {
-      const query = new URLSearchParams(
-        Object.entries(filter).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
-      );
-      const search = query.toString() === "" ? "" : `?${query}`;
-      return (await admin<{ requests: JournalEntry[] }>("GET", `/requests${search}`)).requests;
-    },
+    ...answersOverHttp(admin),
     clearRequests: async () => {
       await admin("DELETE", "/requests");
     },

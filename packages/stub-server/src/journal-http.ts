@@ -41,7 +41,7 @@ function redact<T>(value: T, isKey: (text: string) => boolean, secrets: readonly
 }
 
 /** The query pairs as sent, a repeated name's values in order. */
-function queryOf(search: string): Record<string, string | string[]> {
+export function queryOf(search: string): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of new URLSearchParams(search)) {
     const had = query[name];
@@ -76,6 +76,8 @@ export interface AnsweredRequest {
   /** The field violations of a 400 answer. */
   violations?: JournalEntry["violations"];
   fault?: unknown;
+  /** The id of the stubbed answer it got. */
+  answerId?: string | undefined;
 }
 
 /**
@@ -125,17 +127,25 @@ export function journalEntry(
   const violations = answered.violations;
   if (violations && violations.length > 0) entry.violations = redact(violations, isKey, secrets) as typeof violations;
   if (answered.fault !== undefined) entry.fault = String(answered.fault);
+  if (answered.answerId !== undefined) entry.answerId = answered.answerId;
   return entry;
+}
+
+/** What a request a fault answered before validation was for: its operation, and the user its key acts for. */
+export interface FaultedRequestOwner {
+  operationOf(method: string, path: string): string | undefined;
+  userOf(token: string): string | undefined;
 }
 
 /**
  * Creates the recorder of a journal. `isStubKey` tells whether a string is a key of the stub (its SHA-256 is one
- * the store knows); `adminToken` is the stub's admin token, if any.
+ * the store knows); `adminToken` is the stub's admin token, if any; `owner` names the operation and user of a request a
+ * fault answered before it was routed.
  */
 export function journalRecorder(
   journal: Journal,
   isStubKey: (text: string) => boolean,
-  adminToken?: string,
+  { adminToken, owner }: { adminToken?: string | undefined; owner?: FaultedRequestOwner } = {},
 ): JournalRecorder {
   const users = new WeakMap<Request, string>();
   const middleware: RequestHandler = (req, res: Response, next) => {
@@ -148,6 +158,16 @@ export function journalRecorder(
       return json.call(this, body);
     };
     res.once("close", () => {
+      const locals = res.locals as { record?: RequestRecord; answerId?: string };
+      const fault = locals.record?.fields.fault;
+      let operationId = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+      let userId = users.get(req);
+      if (fault !== undefined && owner) {
+        // A fault before validation answered it: named as the request it was, for a test that counts them.
+        operationId ??= owner.operationOf(req.method, req.path);
+        const token = userId === undefined ? bearerToken(req) : undefined;
+        if (token !== undefined) userId = owner.userOf(token);
+      }
       const entry = journalEntry(
         {
           time,
@@ -158,10 +178,11 @@ export function journalRecorder(
           headers: req.headers,
           body: req.body,
           status: res.writableFinished ? res.statusCode : null,
-          operationId: (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId,
-          userId: users.get(req),
+          operationId,
+          userId,
           violations,
-          fault: (res.locals as { record?: RequestRecord }).record?.fields.fault,
+          fault,
+          answerId: locals.answerId,
         },
         isStubKey,
         adminToken,

@@ -43,7 +43,8 @@ describe("GET /__stub/", () => {
     );
     for (const [method, path] of adminEndpoints) {
       const answer = await admin(s, method, path.slice("/__stub".length), method === "POST" ? {} : undefined);
-      expect([200, 400], `${method} ${path}`).toContain(answer.status);
+      // An endpoint of one item (`/answers/{id}`) answers 404 for an id that is not there.
+      expect(path.includes("{") ? [404] : [200, 400], `${method} ${path}`).toContain(answer.status);
     }
   });
 

@@ -297,6 +297,7 @@ describe("the README's MSW examples, as written", () => {
   it.each([
     ["file: examples/msw/msw.test.ts", "msw.test.ts"],
     ["file: examples/msw/browser.ts", "browser.ts"],
+    ["file: examples/msw/answers.test.ts", "answers.test.ts"],
   ])("the README shows %s as it is", (marker, file) => {
     expect(blockAfter(marker)).toBe(readFileSync(join(examples, file), "utf8"));
   });
@@ -319,6 +320,6 @@ export default { ...root, test: { ...root.test, projects: undefined, root: ${JSO
       throw new Error(`the example failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
     });
     const report = JSON.parse(stdout.slice(stdout.indexOf("{"))) as { numPassedTests: number; numFailedTests: number };
-    expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 2, failed: 0 });
+    expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 3, failed: 0 });
   });
 });

@@ -113,6 +113,7 @@ describe("the README's examples, run as written", () => {
     ["file: examples/testing/vitest.global-setup.ts", "vitest.global-setup.ts"],
     ["file: examples/testing/stub.test.ts", "stub.test.ts"],
     ["file: examples/testing/in-one-file.test.ts", "in-one-file.test.ts"],
+    ["file: examples/testing/answers.test.ts", "answers.test.ts"],
     ["file: examples/testing/jest.global-setup.mjs", "jest.global-setup.mjs"],
     ["file: examples/testing/jest.global-teardown.mjs", "jest.global-teardown.mjs"],
     ["file: examples/testing/jest.config.cjs", "jest.config.cjs"],
@@ -154,7 +155,7 @@ export default {
       numPassedTests: number;
       numFailedTests: number;
     };
-    expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 4, failed: 0 });
+    expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 6, failed: 0 });
   }, 900_000);
 
   it("the Jest global setup starts a stub the tests reach through process.env, and the teardown stops it", async () => {

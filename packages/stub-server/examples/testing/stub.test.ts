@@ -14,7 +14,7 @@ it("switches a machine on, as the client was asked to", async () => {
     body: JSON.stringify({ powerState: "ON" }),
   });
   expect(response.status).toBe(200);
-  const [sent] = await stub.requests({ operationId: "updateClusterMachine" });
+  const [sent] = await stub.expectRequests({ operationId: "updateClusterMachine" }, 1);
   expect(sent?.body).toEqual({ powerState: "ON" });
   expect(sent?.headers.authorization).toBe("Bearer [redacted]");
 });

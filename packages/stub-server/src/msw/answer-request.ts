@@ -19,9 +19,11 @@ import { HttpResponse } from "msw";
 import { type ExampleOperation, exampleAnswer } from "../example-answers.js";
 import type { FaultRules } from "../fault-rules.js";
 import type { Journal } from "../journal.js";
-import { type AnsweredRequest, journalEntry, violationsOf } from "../journal-http.js";
+import { type AnsweredRequest, journalEntry, queryOf, violationsOf } from "../journal-http.js";
 import type { Store } from "../store/store.js";
 import type { StoreOperationInput } from "../store-operations.js";
+import type { StubbedAnswers } from "../stubbed-answers.js";
+import { ownerOfFaulted, stubbedResponse } from "./answers-and-verification.js";
 import { readJsonBody } from "./json-body.js";
 
 /**
@@ -38,6 +40,8 @@ export interface HandlerParts {
   journal: Journal;
   /** The base URL's path, without a trailing slash: the stub's paths are under it. */
   basePath: string;
+  /** The stubbed answers (`answer()`). */
+  answers: StubbedAnswers;
 }
 
 /** A JSON answer, as Express's `res.json` sends it. */
@@ -71,8 +75,8 @@ export async function answerAndNote(parts: HandlerParts, request: Request): Prom
   const url = new URL(request.url);
   const noted: Partial<AnsweredRequest> = {};
   const response = await answer(parts, request, url, noted);
-  if (response.type === "error") return response;
   if (journal.size > 0) {
+    if (noted.fault !== undefined) ownerOfFaulted(parts, request.method, url, noted);
     journal.add(
       journalEntry(
         {
@@ -83,10 +87,13 @@ export async function answerAndNote(parts: HandlerParts, request: Request): Prom
           search: url.search.slice(1),
           headers: noted.headers ?? headersOf(request),
           body: noted.body,
-          status: response.status,
+          // A drop is `HttpResponse.error()`: no status, as the stub's journal has none for a destroyed connection.
+          status: response.type === "error" ? null : response.status,
           operationId: noted.operationId,
           userId: noted.userId,
           violations: noted.violations,
+          fault: noted.fault,
+          answerId: noted.answerId,
         },
         (text) => store.authenticate(text) !== undefined,
       ),
@@ -114,7 +121,7 @@ async function answer(
     const target = path + url.search;
     const headers = headersOf(request);
     noted.headers = headers;
-    if (await beforeValidation(faults, path)) return HttpResponse.error();
+    if (await beforeValidation(faults, path, noted)) return HttpResponse.error();
     const body = await readBody(request, headers);
     noted.body = body;
     const match = contract.route(request.method, target);
@@ -128,7 +135,13 @@ async function answer(
     if (!principal) throw unauthenticated("the API key is not valid");
     noted.userId = principal.id;
     if (problem) throw problem;
-    await afterValidation(faults, headers, match, always);
+    await afterValidation(faults, headers, match, always, noted);
+    const view = { method: request.method, path, query: queryOf(url.search.slice(1)), headers, body };
+    const stubbed = stubbedResponse(parts.answers, { ...view, operationId: match.operation.operationId }, always);
+    if (stubbed) {
+      noted.answerId = stubbed.id;
+      return stubbed.response;
+    }
     const input = { principal, path: match.params, query: parseQueryString(searchOf(target)), body };
     return run(parts, match.operation.operationId, input as StoreOperationInput<OperationId>, headers, always);
   } catch (error) {
@@ -142,11 +155,12 @@ async function answer(
  * The run's faults, as the stub's `beforeValidation`: before the body is read and the route found. True when the
  * request is dropped; a fault with an answer throws it.
  */
-async function beforeValidation(faults: FaultRules, path: string): Promise<boolean> {
+async function beforeValidation(faults: FaultRules, path: string, noted: Partial<AnsweredRequest>): Promise<boolean> {
   if (!faults.appliesTo(path)) return false;
   const delay = faults.latency();
   if (delay !== undefined) await sleep(delay);
   const fault = faults.runFault();
+  if (fault) noted.fault = fault.name;
   if (fault?.error) throw fault.error;
   return fault !== undefined;
 }
@@ -169,14 +183,21 @@ async function afterValidation(
   headers: Record<string, string>,
   match: Exclude<ReturnType<Contract["route"]>, ApiError>,
   always: Record<string, string>,
+  noted: Partial<AnsweredRequest>,
 ): Promise<void> {
   const limited = faults.rateLimit(bearerToken({ headers }));
-  if (limited) throw limited;
+  if (limited) {
+    noted.fault = "rate-limit";
+    throw limited;
+  }
   const prefer = faults.prefer(headers.prefer, () => [...match.operation.statuses]);
   if (prefer?.refused) throw prefer.refused;
   if (prefer?.applied) always["preference-applied"] = prefer.applied;
   if (prefer?.delayMs !== undefined) await sleep(prefer.delayMs);
-  if (prefer?.injected) throw prefer.injected;
+  if (prefer?.injected) {
+    noted.fault = `prefer ${prefer.injected.status}`;
+    throw prefer.injected;
+  }
 }
 
 /**

@@ -11,10 +11,12 @@ import type { OperationId } from "@compute-api/server";
 import { type HttpHandler, http } from "msw";
 import { exampleOperations } from "../example-answers.js";
 import { createFaultRules, type FaultOptions } from "../fault-rules.js";
-import { defaultJournalSize, Journal, type JournalEntry, type JournalFilter } from "../journal.js";
+import { defaultJournalSize, Journal } from "../journal.js";
 import { type StoreOperationInput, storeOperations } from "../store-operations.js";
 import { createStubStore } from "../stub-store.js";
+import { StubbedAnswers } from "../stubbed-answers.js";
 import { answerAndNote, type HandlerParts } from "./answer-request.js";
+import { type AnswersAndVerification, answersAndVerification } from "./answers-and-verification.js";
 
 /** Options of the stub's MSW handlers. */
 export interface StubHandlersOptions {
@@ -38,8 +40,11 @@ export interface StubHandlersOptions {
   faults?: FaultOptions;
 }
 
-/** The handlers and the state control of a stub without a server. */
-export interface StubHandlers {
+/**
+ * The handlers and the state control of a stub without a server; its stubbed answers and the journal's verification
+ * (`answer`, `requests`, `expectRequests`, …) are those of answers-and-verification.ts.
+ */
+export interface StubHandlers extends AnswersAndVerification {
   /** The handlers: `setupServer(...stub.handlers)` or `setupWorker(...stub.handlers)`. */
   handlers: HttpHandler[];
   /** The operations the store does not implement, answered from the spec's examples (as `compute-stub` says at start). */
@@ -52,11 +57,6 @@ export interface StubHandlers {
   restore(data: Fixtures): void;
   /** Replaces the state with a data set (checked) or a function that makes one, and makes it what `reset` goes back to. */
   load(data: Fixtures | (() => Fixtures)): void;
-  /**
-   * The journal of the requests the handlers answered, oldest first, as the stub's `GET /__stub/requests` gives it:
-   * method, path, query, headers and body as sent (every key redacted), status, operationId, user, a 400's violations.
-   */
-  requests(filter?: JournalFilter): JournalEntry[];
   /** Empties the journal. */
   clearRequests(): void;
   /** The fault settings in force (a copy), what `GET /__stub/faults` shows in the flags' syntax. */
@@ -90,7 +90,8 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
   const examples = new Map(
     exampleOperations(spec, new Set(Object.keys(operations))).map((operation) => [operation.operationId, operation]),
   );
-  const parts: HandlerParts = { contract, store, operations, examples, faults, journal, basePath };
+  const answers = new StubbedAnswers(() => contract);
+  const parts: HandlerParts = { contract, store, operations, examples, faults, journal, basePath, answers };
 
   return {
     // A predicate, not a path pattern: MSW decodes a pattern's parameters and answers a path that does not decode
@@ -106,7 +107,7 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
     snapshot: () => store.snapshot(),
     restore: (data) => store.restore(validFixtures(data, spec)),
     load: (data) => store.load(typeof data === "function" ? data : validFixtures(data, spec)),
-    requests: (filter) => journal.list(filter),
+    ...answersAndVerification(journal, answers),
     clearRequests: () => journal.clear(),
     faultSettings: () => structuredClone(faults.options()),
     setFaults: (changed) => faults.set(changed),
