@@ -23,6 +23,7 @@ import { filterOf } from "./admin-checks.js";
 import { changeFaults, faultSettingsOf } from "./admin-faults.js";
 import { type AdminGuardOptions, adminGuard } from "./admin-guard.js";
 import { stateRoutes } from "./admin-state.js";
+import { documentedStatuses } from "./fault-scenarios.js";
 import type { FaultOptions, Faults } from "./faults.js";
 import type { Journal } from "./journal.js";
 import type { Store } from "./store/store.js";
@@ -66,7 +67,7 @@ export const adminEndpoints = [
   [
     "PATCH",
     "/__stub/faults",
-    'change some: {"faults": "503=10%", "latency": "20-200", "drop": "1%", "rateLimit": "5/s", "prefer": false, "seed": 7}; null turns one off',
+    'change some: {"faults": "503=10%", "latency": "20-200", "drop": "1%", "rateLimit": "5/s", "prefer": false, "seed": 7, "retryAfter": 0, "scenarios": {"searchResources": [{"status": 503, "times": 2}]}}; null turns one off',
   ],
   ["DELETE", "/__stub/faults", "back to the fault settings the stub started with"],
 ] as const;
@@ -101,7 +102,7 @@ export function adminRoutes({ store, journal, faults, spec, token, guard }: Admi
     ],
     ...stateRoutes(store, spec, body),
     ["/requests", journalEndpoint(journal)],
-    ["/faults", faultsEndpoint(faults, body)],
+    ["/faults", faultsEndpoint(faults, body, documentedStatuses(spec))],
   ]);
   return Router().use(adminPrefix, dispatch(routes, token, adminGuard(guard)));
 }
@@ -122,12 +123,16 @@ function journalEndpoint(journal: Journal): Endpoint {
 }
 
 /** `/__stub/faults`: the fault settings, read, changed, or set back to those the stub started with. */
-function faultsEndpoint(faults: Faults, body: RequiredBody): Endpoint {
+function faultsEndpoint(
+  faults: Faults,
+  body: RequiredBody,
+  statuses: ReadonlyMap<string, readonly string[]>,
+): Endpoint {
   const startFaults: FaultOptions = faults.settings();
   return {
     GET: (_req, res) => res.json(faultSettingsOf(faults.settings())),
     PATCH: async (req, res) => {
-      const changed = changeFaults(faults.settings(), await body(req, res));
+      const changed = changeFaults(faults.settings(), await body(req, res), statuses);
       if (Array.isArray(changed)) throw invalidRequest(changed);
       faults.set(changed);
       res.json(faultSettingsOf(faults.settings()));

@@ -10,6 +10,7 @@ import { createComputeServer, type HandlerInput, type Handlers, type OperationId
 import type { Express, RequestHandler } from "express";
 import { adminRoutes } from "./admin.js";
 import { type ExampleOperation, exampleAnswer, exampleOperations } from "./example-answers.js";
+import { checkedFaultOptions, documentedStatuses } from "./fault-scenarios.js";
 import { createFaults, type FaultOptions, type Faults, InjectedError } from "./faults.js";
 import { defaultJournalSize, Journal } from "./journal.js";
 import { journalRecorder } from "./journal-http.js";
@@ -37,7 +38,10 @@ export interface StubOptions {
    * caller's Accept-Encoding allows, bodies of 1 KiB or more), so that client developers can test their decoding.
    */
   compress?: boolean;
-  /** Faults to inject: the run's (`faults`, `latencyMs`, `drop`, `rateLimit`, `seed`) and whether `Prefer` is honoured (default yes). */
+  /**
+   * Faults to inject: the run's (`faults`, `latencyMs`, `drop`, `rateLimit`, `seed`), the operations' `scenarios`,
+   * the `retryAfterSeconds` of injected 429s and 503s, and whether `Prefer` is honoured (default yes).
+   */
   faults?: FaultOptions;
   /**
    * The admin API under `/__stub/` (reset, snapshot, restore, load, the request journal, the faults at run time):
@@ -79,7 +83,9 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
   const spec = options.spec ?? loadSpec();
   const store = createStubStore(options, spec);
   const admin = options.admin ?? {};
-  const faults = createFaults(options.faults ?? {}, { changeable: admin !== false });
+  const faults = createFaults(checkedFaultOptions(options.faults ?? {}, documentedStatuses(spec)), {
+    changeable: admin !== false,
+  });
   // The journal only where the admin API can read it; its recorder is the first of the API's middleware.
   const journal = admin === false ? undefined : new Journal(options.journalSize ?? defaultJournalSize);
   const recorder =

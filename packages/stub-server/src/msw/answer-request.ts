@@ -97,7 +97,8 @@ export async function answerAndNote(parts: HandlerParts, request: Request): Prom
 
 /**
  * One request, in the stub's order: the run's faults, its JSON body (400, 413, 415), its operation (404, 405), its
- * key (401), its checks (415, 400), the rate limit and `Prefer`, the operation, its answer checked. What the journal
+ * key (401), its checks (415, 400), its operation's scenario, the rate limit and `Prefer`, the operation, its answer
+ * checked. What the journal
  * needs is noted in `noted` on the way.
  */
 async function answer(
@@ -128,6 +129,9 @@ async function answer(
     if (!principal) throw unauthenticated("the API key is not valid");
     noted.userId = principal.id;
     if (problem) throw problem;
+    const step = faults.scenario(match.operation.operationId);
+    if (step && !step.error) return HttpResponse.error();
+    if (step?.error) throw step.error;
     await afterValidation(faults, headers, match, always);
     const input = { principal, path: match.params, query: parseQueryString(searchOf(target)), body };
     return run(parts, match.operation.operationId, input as StoreOperationInput<OperationId>, headers, always);
