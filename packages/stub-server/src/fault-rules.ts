@@ -199,44 +199,51 @@ export function createFaultRules(initial: FaultOptions): FaultRules {
       bucket.tokens -= 1;
       return undefined;
     },
-    prefer(header, documented) {
-      if (options.prefer === false || header === undefined) return undefined;
-      // Refused rather than ignored: a caller who asked for a fault and got a 200 would not know why.
-      const length = Array.isArray(header) ? header.join(",").length : header.length;
-      if (length > maxPreferLength)
-        return { refused: badPrefer(`is ${length} characters long; the stub reads at most ${maxPreferLength}`) };
-      const preferences = parsePrefer(header);
-      const applied: string[] = [];
-      const latency = preferences.get("latency");
-      if (latency !== undefined) {
-        if (!/^\d+$/.test(latency) || Number(latency) > maxPreferLatencyMs)
-          return { refused: badPrefer(`latency must be a whole number of milliseconds up to ${maxPreferLatencyMs}`) };
-        applied.push(`latency=${latency}`);
-      }
-      const code = preferences.get("code");
-      if (code !== undefined) {
-        const statuses = documented();
-        if (!statuses.includes(code))
-          return {
-            refused: badPrefer(`code=${code} is not a status this operation documents (${statuses.join(", ")})`),
-          };
-        applied.push(`code=${code}`);
-      }
-      return {
-        applied: applied.length > 0 ? applied.join(", ") : undefined,
-        delayMs: latency === undefined ? undefined : Number(latency),
-        // A 2xx asked for is the operation's own answer; any other status is injected, before the handler.
-        injected:
-          code !== undefined && !code.startsWith("2")
-            ? injectedError(Number(code), `Prefer: code=${code}`, retryAfter())
-            : undefined,
-      };
-    },
+    prefer: (header, documented) => preferOf(options, header, documented),
     set(changed) {
       if (changed.seed !== options.seed) next = seededRandom(changed.seed ?? 1);
       if (changed.rateLimit !== options.rateLimit) buckets.clear();
       progress.restart();
       options = structuredClone(changed);
     },
+  };
+}
+
+/** What a `Prefer` header asks under these settings, given what the operation documents (`FaultRules.prefer`). */
+function preferOf(
+  options: FaultOptions,
+  header: string | string[] | undefined,
+  documented: () => string[],
+): PreferDecision | undefined {
+  if (options.prefer === false || header === undefined) return undefined;
+  // Refused rather than ignored: a caller who asked for a fault and got a 200 would not know why.
+  const length = Array.isArray(header) ? header.join(",").length : header.length;
+  if (length > maxPreferLength)
+    return { refused: badPrefer(`is ${length} characters long; the stub reads at most ${maxPreferLength}`) };
+  const preferences = parsePrefer(header);
+  const applied: string[] = [];
+  const latency = preferences.get("latency");
+  if (latency !== undefined) {
+    if (!/^\d+$/.test(latency) || Number(latency) > maxPreferLatencyMs)
+      return { refused: badPrefer(`latency must be a whole number of milliseconds up to ${maxPreferLatencyMs}`) };
+    applied.push(`latency=${latency}`);
+  }
+  const code = preferences.get("code");
+  if (code !== undefined) {
+    const statuses = documented();
+    if (!statuses.includes(code))
+      return {
+        refused: badPrefer(`code=${code} is not a status this operation documents (${statuses.join(", ")})`),
+      };
+    applied.push(`code=${code}`);
+  }
+  return {
+    applied: applied.length > 0 ? applied.join(", ") : undefined,
+    delayMs: latency === undefined ? undefined : Number(latency),
+    // A 2xx asked for is the operation's own answer; any other status is injected, before the handler.
+    injected:
+      code !== undefined && !code.startsWith("2")
+        ? injectedError(Number(code), `Prefer: code=${code}`, options.retryAfterSeconds ?? 1)
+        : undefined,
   };
 }
