@@ -16,7 +16,7 @@
 import { bearerToken, type OpenApiDocument } from "@compute-api/contract";
 import type { RequestRecord } from "@compute-api/runtime";
 import type { Request, RequestHandler, Response } from "express";
-import { createFaultRules, type FaultOptions } from "./fault-rules.js";
+import { createFaultRules, type FaultOptions, type FaultRules } from "./fault-rules.js";
 import { anyOperation, documentedStatuses } from "./fault-scenarios.js";
 
 export {
@@ -51,12 +51,25 @@ export interface Faults {
   set(options: FaultOptions): void;
 }
 
-/** Creates the fault middleware of a run; `changeable`: its settings may change while it runs (`set`). */
-export function createFaults(initial: FaultOptions, { changeable = false }: { changeable?: boolean } = {}): Faults {
-  const rules = createFaultRules(initial);
+/** The settings of faults, read and replaced (the admin API's `/__stub/faults`). */
+export type FaultControl = Pick<Faults, "settings" | "set">;
+
+/** How the fault middleware is made. */
+export interface FaultsSetUp {
+  /** Its settings may change while it runs (`set`). */
+  changeable?: boolean;
+  /** The faults a request gets instead of these (its test session's, sessions.ts), if any. */
+  rulesOf?: (req: Request) => FaultRules | undefined;
+}
+
+/** Creates the fault middleware of a run. */
+export function createFaults(initial: FaultOptions, { changeable = false, rulesOf }: FaultsSetUp = {}): Faults {
+  const own = createFaultRules(initial);
+  const rulesFor = (req: Request): FaultRules => rulesOf?.(req) ?? own;
 
   /** The run's faults, on every request to the API: latency, a dropped connection, an injected status. */
   const beforeValidation: RequestHandler = async (req, res, nextHandler) => {
+    const rules = rulesFor(req);
     if (!rules.appliesTo(req.path)) return nextHandler();
     const record = recordOf(res);
     const delay = rules.latency();
@@ -76,6 +89,7 @@ export function createFaults(initial: FaultOptions, { changeable = false }: { ch
    * limit, then `Prefer`.
    */
   const limitAndPrefer: RequestHandler = async (req, res, nextHandler) => {
+    const rules = rulesFor(req);
     const record = recordOf(res);
     const operation = (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema;
     const step = operation?.operationId === undefined ? undefined : rules.scenario(operation.operationId);
@@ -108,22 +122,24 @@ export function createFaults(initial: FaultOptions, { changeable = false }: { ch
 
   // Without a rate limit or scenarios, only a request that sends `Prefer` (and a run that honours it) has anything to
   // do there.
-  const afterValidation: RequestHandler = (req, res, nextHandler) =>
-    rules.options().rateLimit !== undefined ||
-    rules.hasScenarios() ||
-    (rules.options().prefer !== false && req.headers.prefer !== undefined)
+  const afterValidation: RequestHandler = (req, res, nextHandler) => {
+    const rules = rulesFor(req);
+    return rules.options().rateLimit !== undefined ||
+      rules.hasScenarios() ||
+      (rules.options().prefer !== false && req.headers.prefer !== undefined)
       ? limitAndPrefer(req, res, nextHandler)
       : nextHandler();
+  };
   return {
-    beforeValidation: changeable || rules.runsFaults() ? beforeValidation : undefined,
+    beforeValidation: changeable || own.runsFaults() ? beforeValidation : undefined,
     afterValidation:
-      changeable || initial.rateLimit !== undefined || initial.prefer !== false || rules.hasScenarios()
+      changeable || initial.rateLimit !== undefined || initial.prefer !== false || own.hasScenarios()
         ? afterValidation
         : undefined,
-    settings: () => structuredClone(rules.options()),
+    settings: () => structuredClone(own.options()),
     set(changed) {
       if (!changeable) throw new Error("these faults were not created changeable");
-      rules.set(changed);
+      own.set(changed);
     },
   };
 }

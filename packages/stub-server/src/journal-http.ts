@@ -134,11 +134,18 @@ export function journalEntry(
   return entry;
 }
 
+/** Where a request's entry goes instead of the journal: its test session's journal, with its store's keys. */
+export type JournalOf = (req: Request) => { journal: Journal; isStubKey: (text: string) => boolean } | undefined;
+
 /**
  * Creates the recorder of a journal. `isStubKey` tells whether a string is a key of the stub (its SHA-256 is one
- * the store knows).
+ * the store knows); `journalOf`, where a request of a test session is noted instead.
  */
-export function journalRecorder(journal: Journal, isStubKey: (text: string) => boolean): JournalRecorder {
+export function journalRecorder(
+  journal: Journal,
+  isStubKey: (text: string) => boolean,
+  journalOf?: JournalOf,
+): JournalRecorder {
   const users = new WeakMap<Request, string>();
   const middleware: RequestHandler = (req, res: Response, next) => {
     const started = Date.now();
@@ -150,6 +157,7 @@ export function journalRecorder(journal: Journal, isStubKey: (text: string) => b
       return json.call(this, body);
     };
     res.once("close", () => {
+      const target = journalOf?.(req) ?? { journal, isStubKey };
       const entry = journalEntry(
         {
           time,
@@ -165,9 +173,9 @@ export function journalRecorder(journal: Journal, isStubKey: (text: string) => b
           violations,
           fault: (res.locals as { record?: RequestRecord }).record?.fields.fault,
         },
-        isStubKey,
+        target.isStubKey,
       );
-      journal.add(entry);
+      target.journal.add(entry);
     });
     next();
   };
