@@ -27,29 +27,37 @@ type RequiredBody = (req: Request, res: Response) => Promise<unknown>;
 
 /** The stubbed answers of a stub over HTTP: what the admin API changes and what answers requests. */
 export interface HttpAnswers {
+  /** The stub's own answers. */
   answers: StubbedAnswers;
-  /** Gives a validated request its stubbed answer, if one matches; otherwise the operation answers. */
-  middleware: RequestHandler;
+  /** A new, empty set of answers checked against the same spec: a test session's. */
+  create(): StubbedAnswers;
+  /**
+   * Gives a validated request its stubbed answer, if one of the answers `answersOf` picks for it (its session's; by
+   * default the stub's own) matches; otherwise the operation answers.
+   */
+  middleware(answersOf?: (req: Request) => StubbedAnswers | undefined): RequestHandler;
 }
 
 /** The stubbed answers of a stub; its spec is compiled into a contract at the first answer set, not at start-up. */
 export function httpAnswers(spec: OpenApiDocument): HttpAnswers {
   let contract: Contract | undefined;
-  const answers = new StubbedAnswers(() => {
-    contract ??= compileContract({ spec });
-    return contract;
-  });
-  return { answers, middleware: answerMiddleware(answers) };
+  const create = () =>
+    new StubbedAnswers(() => {
+      contract ??= compileContract({ spec });
+      return contract;
+    });
+  const answers = create();
+  return { answers, create, middleware: (answersOf) => answerMiddleware((req) => answersOf?.(req) ?? answers) };
 }
 
 /** The locals of a response the stub keeps: the request's log record, and the id of the stubbed answer it got. */
 type Locals = { record?: RequestRecord; answerId?: string };
 
 /** The middleware: the first stubbed answer that matches, sent as it was set. */
-function answerMiddleware(answers: StubbedAnswers): RequestHandler {
+function answerMiddleware(answersOf: (req: Request) => StubbedAnswers): RequestHandler {
   return (req, res, next) => {
     const operationId = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
-    const stubbed = answers.answerFor({
+    const stubbed = answersOf(req).answerFor({
       method: req.method,
       path: req.path,
       query: queryOf(searchOf(req.originalUrl)),

@@ -1,10 +1,11 @@
 /**
  * The values of compute-stub's own flags, each a commander argument parser that refuses a bad value with a message
- * saying what it expects: the run's faults (`--faults`, `--latency`, `--drop`, `--rate-limit`). The shared flags'
+ * saying what it expects: the run's faults (`--faults`, `--latency`, `--drop`, `--rate-limit`, `--scenario`). The shared flags'
  * parsers (`--cors-origins`, `--api-key`) are @compute-api/runtime/cli's and @compute-api/server/cli's.
  */
 import { loadSpec } from "@compute-api/contract";
 import { InvalidArgumentError } from "commander";
+import { documentedStatuses, parseSteps, type Scenarios, scenarioViolations } from "./fault-scenarios.js";
 import { type FaultOptions, maxPreferLatencyMs, statusesOfEveryOperation } from "./faults.js";
 
 /** A share of requests, with its percent sign: `0.5%` → 0.005 (a bare `2` could mean 2 % or 200 %). */
@@ -59,4 +60,25 @@ export const requestRate = (value: string): number => {
   const rate = match ? Number(match[1]) / (match[2] === "min" ? 60 : 1) : NaN;
   if (!(rate > 0)) throw new InvalidArgumentError(`'${value}' is not a rate such as 20/s or 600/min.`);
   return rate;
+};
+
+/**
+ * `searchResources=503x2,200`: an operation's scenario (or `*`'s), its steps as `parseSteps` reads them; several
+ * separated by `;`, or the flag repeated. Checked against the statuses each operation documents.
+ */
+export const scenarioList = (value: string, previous: Scenarios = {}): Scenarios => {
+  const scenarios: Scenarios = { ...previous };
+  for (const entry of value.split(";").filter((part) => part.trim() !== "")) {
+    const at = entry.indexOf("=");
+    if (at < 0)
+      throw new InvalidArgumentError(`'${entry.trim()}' is not a scenario such as searchResources=503x2,200.`);
+    try {
+      scenarios[entry.slice(0, at).trim()] = parseSteps(entry.slice(at + 1));
+    } catch (error) {
+      throw new InvalidArgumentError(`${(error as Error).message}.`);
+    }
+  }
+  const [problem] = scenarioViolations("scenario", scenarios, documentedStatuses(loadSpec()));
+  if (problem) throw new InvalidArgumentError(`${problem.field.replace(/^scenario\./, "")} ${problem.description}.`);
+  return scenarios;
 };

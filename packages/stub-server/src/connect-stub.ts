@@ -4,10 +4,11 @@
  */
 import type { Fixtures } from "@compute-api/fixtures";
 import type { FaultSettings } from "./admin-faults.js";
-import { adminPrefix } from "./admin-prefix.js";
+import { adminPrefix, sessionHeader } from "./admin-prefix.js";
 import { type AnswersOverHttp, answersOverHttp } from "./testing-answers.js";
 
 export type { FaultSettings } from "./admin-faults.js";
+export { sessionHeader } from "./admin-prefix.js";
 export type { JournalEntry, JournalFilter } from "./journal.js";
 export type * from "./testing-answers.js";
 
@@ -41,7 +42,24 @@ export interface StubHandle extends AnswersOverHttp {
   clearRequests(): Promise<void>;
   /** The fault settings, or changes some of them (`{ faults: "503=100%" }`; `null` turns one off). */
   faults(change?: Partial<Record<keyof FaultSettings, unknown>>): Promise<FaultSettings>;
+  /**
+   * A test session of this stub (`X-Stub-Session`, made on its first request): its own state (copied on write from
+   * the data a reset goes back to), faults, journal and stubbed answers, so that test files running in parallel
+   * against one stub do not see each other. Its client must send `headers` on every request; the key is the stub's.
+   * Default id: a new random one.
+   */
+  session(id?: string): StubSession;
   /** Stops the stub (a stub started elsewhere keeps running). */
+  close(): Promise<void>;
+}
+
+/** A test session of a stub: the stub's functions on the session's own state, faults, journal and answers. */
+export interface StubSession extends Omit<StubHandle, "session" | "close"> {
+  /** The session's id, what its header sends. */
+  id: string;
+  /** What every request of the client under test sends: `{ "x-stub-session": id }`. */
+  headers: Record<string, string>;
+  /** Ends the session: its state, faults, journal and answers are gone (the stub keeps running). */
   close(): Promise<void>;
 }
 
@@ -54,10 +72,15 @@ export interface ConnectOptions {
 }
 
 /** The admin API of a stub that runs elsewhere (a container, another process), as functions. */
-export function connectStub(url: string, { apiKey, adminToken }: ConnectOptions): StubHandle {
+export function connectStub(url: string, options: ConnectOptions): StubHandle {
+  return connect(url, options, undefined);
+}
+
+/** The admin API's functions, on the stub's own state or on a session's (`sessionId`). */
+function connect(url: string, { apiKey, adminToken }: ConnectOptions, sessionId: string | undefined): StubHandle {
   const base = url.replace(/\/+$/, "");
   async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = sessionId === undefined ? {} : { [sessionHeader]: sessionId };
     if (adminToken !== undefined) headers.authorization = `Bearer ${adminToken}`;
     // Every write says JSON, with a body or without one: the admin API refuses any other (a web page's simple request).
     if (method !== "GET") headers["content-type"] = "application/json";
@@ -82,6 +105,17 @@ export function connectStub(url: string, { apiKey, adminToken }: ConnectOptions)
       await admin("DELETE", "/requests");
     },
     faults: (change) => (change === undefined ? admin("GET", "/faults") : admin("PATCH", "/faults", change)),
-    close: async () => {},
+    session: (id = globalThis.crypto.randomUUID()) => {
+      const { session: _, ...handle } = connect(
+        url,
+        { apiKey, ...(adminToken === undefined ? {} : { adminToken }) },
+        id,
+      );
+      return { ...handle, id, headers: { [sessionHeader]: id } };
+    },
+    // A session's handle ends its session; the stub's own does nothing (the stub runs elsewhere).
+    close: async () => {
+      if (sessionId !== undefined) await admin("DELETE", "/sessions");
+    },
   };
 }

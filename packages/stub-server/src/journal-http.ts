@@ -131,21 +131,29 @@ export function journalEntry(
   return entry;
 }
 
-/** What a request a fault answered before validation was for: its operation, and the user its key acts for. */
-export interface FaultedRequestOwner {
-  operationOf(method: string, path: string): string | undefined;
-  userOf(token: string): string | undefined;
+/** Where a request's entry goes: a journal, and who a key of its store acts for (undefined: no key of it). */
+export interface JournalTarget {
+  journal: Journal;
+  userOf(key: string): string | undefined;
+}
+
+/** Options of {@link journalRecorder}. */
+export interface RecorderOptions {
+  /** The stub's admin token, redacted wherever a request carries it. */
+  adminToken?: string | undefined;
+  /** The operation of a request a fault answered before it was routed, by its method and path. */
+  operationOf?: (method: string, path: string) => string | undefined;
+  /** Where a request of a test session is noted instead of the stub's own journal: its session's. */
+  targetOf?: (req: Request) => JournalTarget | undefined;
 }
 
 /**
- * Creates the recorder of a journal. `isStubKey` tells whether a string is a key of the stub (its SHA-256 is one
- * the store knows); `adminToken` is the stub's admin token, if any; `owner` names the operation and user of a request a
- * fault answered before it was routed.
+ * Creates the recorder of the stub's journal (`own`, with the keys of the stub's store). A request a fault answered
+ * before validation is named by `operationOf` and its key's user, for a test that counts them.
  */
 export function journalRecorder(
-  journal: Journal,
-  isStubKey: (text: string) => boolean,
-  { adminToken, owner }: { adminToken?: string | undefined; owner?: FaultedRequestOwner } = {},
+  own: JournalTarget,
+  { adminToken, operationOf, targetOf }: RecorderOptions = {},
 ): JournalRecorder {
   const users = new WeakMap<Request, string>();
   const middleware: RequestHandler = (req, res: Response, next) => {
@@ -158,15 +166,16 @@ export function journalRecorder(
       return json.call(this, body);
     };
     res.once("close", () => {
+      const target = targetOf?.(req) ?? own;
       const locals = res.locals as { record?: RequestRecord; answerId?: string };
       const fault = locals.record?.fields.fault;
       let operationId = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
       let userId = users.get(req);
-      if (fault !== undefined && owner) {
+      if (fault !== undefined) {
         // A fault before validation answered it: named as the request it was, for a test that counts them.
-        operationId ??= owner.operationOf(req.method, req.path);
+        operationId ??= operationOf?.(req.method, req.path);
         const token = userId === undefined ? bearerToken(req) : undefined;
-        if (token !== undefined) userId = owner.userOf(token);
+        if (token !== undefined) userId = target.userOf(token);
       }
       const entry = journalEntry(
         {
@@ -184,10 +193,10 @@ export function journalRecorder(
           fault,
           answerId: locals.answerId,
         },
-        isStubKey,
+        (text) => target.userOf(text) !== undefined,
         adminToken,
       );
-      journal.add(entry);
+      target.journal.add(entry);
     });
     next();
   };

@@ -305,6 +305,8 @@ describe("/__stub/faults", () => {
       rateLimit: null,
       prefer: true,
       seed: 1,
+      retryAfter: 1,
+      scenarios: null,
     });
     const changed = await admin(s, "PATCH", "/faults", { faults: "503=100%", latency: null });
     expect(changed.body).toMatchObject({ faults: "503=100%", latency: null });

@@ -104,8 +104,8 @@ export async function answerAndNote(parts: HandlerParts, request: Request): Prom
 
 /**
  * One request, in the stub's order: the run's faults, its JSON body (400, 413, 415), its operation (404, 405), its
- * key (401), its checks (415, 400), the rate limit and `Prefer`, the operation, its answer checked. What the journal
- * needs is noted in `noted` on the way.
+ * key (401), its checks (415, 400), its operation's scenario, the rate limit and `Prefer`, a stubbed answer or the
+ * operation, its answer checked. What the journal needs is noted in `noted` on the way.
  */
 async function answer(
   parts: HandlerParts,
@@ -135,6 +135,10 @@ async function answer(
     if (!principal) throw unauthenticated("the API key is not valid");
     noted.userId = principal.id;
     if (problem) throw problem;
+    const step = faults.scenario(match.operation.operationId);
+    if (step) noted.fault = step.name;
+    if (step && !step.error) return HttpResponse.error();
+    if (step?.error) throw step.error;
     await afterValidation(faults, headers, match, always, noted);
     const view = { method: request.method, path, query: queryOf(url.search.slice(1)), headers, body };
     const stubbed = stubbedResponse(parts.answers, { ...view, operationId: match.operation.operationId }, always);

@@ -11,6 +11,7 @@ import type { OperationId } from "@compute-api/server";
 import { type HttpHandler, http } from "msw";
 import { exampleOperations } from "../example-answers.js";
 import { createFaultRules, type FaultOptions } from "../fault-rules.js";
+import { checkedFaultOptions, documentedStatuses } from "../fault-scenarios.js";
 import { defaultJournalSize, Journal } from "../journal.js";
 import { type StoreOperationInput, storeOperations } from "../store-operations.js";
 import { createStubStore } from "../stub-store.js";
@@ -34,8 +35,9 @@ export interface StubHandlersOptions {
   /** How many answered requests the journal keeps (`requests()`); default 1000, 0 keeps none. */
   journalSize?: number;
   /**
-   * The run's faults, as `createApp`'s (`--faults`, `--latency`, `--drop`, `--rate-limit`, `seed`; `prefer: false`
-   * ignores `Prefer` headers). A drop answers `HttpResponse.error()`: the client's fetch fails with a network error.
+   * The run's faults, as `createApp`'s (`--faults`, `--latency`, `--drop`, `--rate-limit`, `seed`, `scenarios`,
+   * `retryAfterSeconds`; `prefer: false` ignores `Prefer` headers). A drop answers `HttpResponse.error()`: the
+   * client's fetch fails with a network error.
    */
   faults?: FaultOptions;
 }
@@ -63,7 +65,8 @@ export interface StubHandlers extends AnswersAndVerification {
   faultSettings(): FaultOptions;
   /**
    * Replaces the fault settings from the next request on, as `PATCH /__stub/faults` and `DELETE` do: a new `seed`
-   * starts its sequence again, the rate limit's buckets start full when the limit changes.
+   * starts its sequence again, the rate limit's buckets start full when the limit changes, every scenario starts
+   * again; scenarios the spec does not allow throw.
    */
   setFaults(options: FaultOptions): void;
 }
@@ -86,7 +89,8 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
   };
 
   const journal = new Journal(options.journalSize ?? defaultJournalSize);
-  const faults = createFaultRules(options.faults ?? {});
+  const statuses = documentedStatuses(spec);
+  const faults = createFaultRules(checkedFaultOptions(options.faults ?? {}, statuses));
   const examples = new Map(
     exampleOperations(spec, new Set(Object.keys(operations))).map((operation) => [operation.operationId, operation]),
   );
@@ -110,6 +114,6 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
     ...answersAndVerification(journal, answers),
     clearRequests: () => journal.clear(),
     faultSettings: () => structuredClone(faults.options()),
-    setFaults: (changed) => faults.set(changed),
+    setFaults: (changed) => faults.set(checkedFaultOptions(changed, statuses)),
   };
 }
