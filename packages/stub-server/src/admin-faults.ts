@@ -1,12 +1,12 @@
 /**
- * The fault settings as the admin API reads and writes them: in the syntax of the command-line flags (`--faults
- * 429=2%,503=1%` is `"faults": "429=2%,503=1%"`), each parsed by the flag's own parser, so that there is one syntax
- * to learn and one check of it. Scenarios are JSON steps by operationId (a step list in the flag's syntax, `503x2,200`,
+ * The fault settings as the admin API reads and writes them, and the MSW handlers' `setFaults` with them: in the
+ * syntax of the command-line flags (`--faults 429=2%,503=1%` is `"faults": "429=2%,503=1%"`), each parsed by the
+ * flag's own parser (fault-values.ts), so that there is one syntax to learn and one check of it. Scenarios are JSON steps by operationId (a step list in the flag's syntax, `503x2,200`,
  * is read too), checked against the statuses each operation documents.
  */
 import type { FieldViolation } from "@compute-api/contract";
-import { faultList, latencyRange, percent, requestRate } from "./cli-flags.js";
 import { maxRetryAfterSeconds, parseSteps, type Scenarios, scenarioViolations } from "./fault-scenarios.js";
+import { milliseconds, perSecond, sharePercent, statusShares } from "./fault-values.js";
 import type { FaultOptions } from "./faults.js";
 
 /** The settings in the flags' syntax; `null`: off. */
@@ -52,11 +52,12 @@ export function faultSettingsOf(options: FaultOptions): FaultSettings {
 }
 
 /** Each setting: the flag's parser, and the option it sets. */
+type Statuses = ReadonlyMap<string, readonly string[]>;
 const parsers = {
-  faults: (v: string, o: FaultOptions) => Object.assign(o, { faults: faultList(v) }),
-  latency: (v: string, o: FaultOptions) => Object.assign(o, { latencyMs: latencyRange(v) }),
-  drop: (v: string, o: FaultOptions) => Object.assign(o, { drop: percent(v) }),
-  rateLimit: (v: string, o: FaultOptions) => Object.assign(o, { rateLimit: requestRate(v) }),
+  faults: (v: string, o: FaultOptions, s: Statuses) => Object.assign(o, { faults: statusShares(v, s) }),
+  latency: (v: string, o: FaultOptions) => Object.assign(o, { latencyMs: milliseconds(v) }),
+  drop: (v: string, o: FaultOptions) => Object.assign(o, { drop: sharePercent(v) }),
+  rateLimit: (v: string, o: FaultOptions) => Object.assign(o, { rateLimit: perSecond(v) }),
 } as const;
 const optionOf = { faults: "faults", latency: "latencyMs", drop: "drop", rateLimit: "rateLimit" } as const;
 
@@ -94,7 +95,7 @@ export function changeFaults(
         violations.push({ field, description: "must be a string in the flag's syntax, or null" });
       else {
         try {
-          parsers[key](value, next);
+          parsers[key](value, next, statuses);
         } catch (error) {
           violations.push({ field, description: (error as Error).message });
         }
@@ -137,4 +138,15 @@ function changeScenarios(
   if (Object.keys(scenarios).length > 0) next.scenarios = scenarios as Scenarios;
   else delete next.scenarios;
   return violations;
+}
+
+/**
+ * The MSW handlers' `setFaults`: the settings a change gives, as `PATCH /__stub/faults` reads its body (the helper's
+ * `faults(change)` sends it); what the admin API would refuse with a 400 throws an Error naming each problem.
+ */
+export function changedFaults(current: FaultOptions, change: unknown, statuses: Statuses): FaultOptions {
+  const next = changeFaults(current, change, statuses);
+  if (!Array.isArray(next)) return next;
+  const problems = next.map(({ field, description }) => `${field.replace(/^body\./, "")} ${description}`);
+  throw new Error(`invalid fault settings: ${problems.join("; ")}`);
 }

@@ -259,7 +259,7 @@ describe("scenarios in the MSW handlers, as the stub's", () => {
     try {
       fromHandlers = await calls(baseUrl);
       // setFaults starts the scenario again.
-      handlers.setFaults(faults);
+      handlers.setFaults({ scenarios: faults.scenarios, retryAfter: 0 });
       expect((await calls(baseUrl))[0]).toEqual([503, "0", 2]);
     } finally {
       server.close();
@@ -281,7 +281,7 @@ describe("scenarios in the MSW handlers, as the stub's", () => {
     expect(() => handlers.setFaults({ scenarios: { nothing: [{ status: 503 }] } })).toThrow(
       /nothing is not an operationId/,
     );
-    expect(() => handlers.setFaults({ retryAfterSeconds: -1 })).toThrow(/retryAfterSeconds must be a whole number/);
+    expect(() => handlers.setFaults({ retryAfter: -1 })).toThrow(/retryAfter must be a whole number/);
     expect(handlers.faultSettings()).toEqual({});
   });
 });

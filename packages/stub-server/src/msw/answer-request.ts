@@ -52,11 +52,17 @@ function jsonResponse(status: number, body: unknown, headers: Record<string, str
   });
 }
 
-/** The request's headers as node:http hands them over (lower-case names), which the compiled contract reads. */
+/**
+ * The request's headers as node:http hands them over (lower-case names), which the compiled contract reads. The
+ * Fetch standard's `forEach` gives lower-case names, but not every implementation does: happy-dom's keeps the case a
+ * header was sent in (`Authorization`), so the names are lower-cased here.
+ */
 function headersOf(request: Request): Record<string, string> {
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => {
-    headers[name] = value;
+    const lower = name.toLowerCase();
+    const had = headers[lower];
+    headers[lower] = had === undefined ? value : `${had}, ${value}`;
   });
   return headers;
 }

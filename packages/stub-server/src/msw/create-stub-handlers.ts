@@ -9,6 +9,7 @@ import { compileContract, loadSpec, type OpenApiDocument } from "@compute-api/co
 import { type Fixtures, validFixtures } from "@compute-api/fixtures/data";
 import type { OperationId } from "@compute-api/server";
 import { type HttpHandler, http } from "msw";
+import { changedFaults, type FaultSettings } from "../admin-faults.js";
 import { exampleOperations } from "../example-answers.js";
 import { createFaultRules, type FaultOptions } from "../fault-rules.js";
 import { checkedFaultOptions, documentedStatuses } from "../fault-scenarios.js";
@@ -64,11 +65,12 @@ export interface StubHandlers extends AnswersAndVerification {
   /** The fault settings in force (a copy), what `GET /__stub/faults` shows in the flags' syntax. */
   faultSettings(): FaultOptions;
   /**
-   * Replaces the fault settings from the next request on, as `PATCH /__stub/faults` and `DELETE` do: a new `seed`
-   * starts its sequence again, the rate limit's buckets start full when the limit changes, every scenario starts
-   * again; scenarios the spec does not allow throw.
+   * Changes some fault settings from the next request on, as `PATCH /__stub/faults` and the helper's `faults(change)`
+   * do, in the same syntax and with the same check (`{ faults: "503=100%", retryAfter: 0 }`; `null` turns one off): a
+   * new `seed` starts its sequence again, the rate limit's buckets start full when the limit changes, every scenario
+   * starts again. What the admin API refuses with a 400 throws, naming each problem, and changes nothing.
    */
-  setFaults(options: FaultOptions): void;
+  setFaults(change: Partial<Record<keyof FaultSettings, unknown>>): void;
 }
 
 /** Builds the handlers: compiles the contract (every validator, once) and the store. */
@@ -114,6 +116,6 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
     ...answersAndVerification(journal, answers),
     clearRequests: () => journal.clear(),
     faultSettings: () => structuredClone(faults.options()),
-    setFaults: (changed) => faults.set(checkedFaultOptions(changed, statuses)),
+    setFaults: (change) => faults.set(changedFaults(faults.options(), change, statuses)),
   };
 }
