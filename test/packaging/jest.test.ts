@@ -55,7 +55,7 @@ async function jest(file: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: 
 describe("the stub's testing helper under Jest, from the tarballs", () => {
   it("a CommonJS test requires it and passes under a plain `npx jest`", async () => {
     const { code, output } = await jest("stub.test.cjs");
-    expect(output).toMatch(/Tests:\s+2 passed, 2 total/);
+    expect(output).toMatch(/Tests:\s+3 passed, 3 total/);
     expect(code).toBe(0);
   }, 300_000);
 
@@ -69,7 +69,7 @@ describe("the stub's testing helper under Jest, from the tarballs", () => {
     const script = `const t = require("@compute-api/stub-server/testing");
 console.log(JSON.stringify(Object.keys(t).sort()));`;
     const { stdout } = await run(process.execPath, ["-e", script], { cwd: project, timeout: 60_000 });
-    expect(JSON.parse(stdout)).toEqual(["connectStub", "startStub"]);
+    expect(JSON.parse(stdout)).toEqual(["connectStub", "sessionHeader", "startStub"]);
   });
 
   it("the CommonJS startStub rejects a bad data set with the stub's own message, and leaves no process", async () => {

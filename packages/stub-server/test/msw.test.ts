@@ -320,6 +320,6 @@ export default { ...root, test: { ...root.test, projects: undefined, root: ${JSO
       throw new Error(`the example failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
     });
     const report = JSON.parse(stdout.slice(stdout.indexOf("{"))) as { numPassedTests: number; numFailedTests: number };
-    expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 3, failed: 0 });
+    expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 4, failed: 0 });
   });
 });

@@ -24,3 +24,12 @@ it("answers one search with the test's own body, journaled with its id", async (
   );
   expect(() => stub.requests({ operationid: "createApiKey" } as never)).toThrow("operationid: is not a filter");
 });
+
+it("takes the admin API's fault settings, with its check: 503 once, then the search", async () => {
+  stub.setFaults({ scenarios: { searchResources: "503x1" }, retryAfter: 0 });
+  const search = () =>
+    fetch(`${baseUrl}/v1/resources/search?query=alpha`, { headers: { authorization: "Bearer cak_test_alice" } });
+  expect([(await search()).status, (await search()).status]).toEqual([503, 200]);
+  // What PATCH /__stub/faults refuses with a 400 throws here, with the same words.
+  expect(() => stub.setFaults({ faults: "418=100%" })).toThrow("'418' is not a status every operation documents");
+});

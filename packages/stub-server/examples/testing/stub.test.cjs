@@ -25,3 +25,21 @@ test("starts each test from the same data", async () => {
   const machine = snapshot.clusters.flatMap((c) => c.machines ?? []).find((m) => m.id === "cm-alpha-01");
   expect(machine.powerState).toBe("OFF");
 });
+
+test("in a session of its own: its own answer, a 503 first, and a count of what was sent", async () => {
+  const session = stub.session(); // its own state, faults, journal and answers: its client sends session.headers
+  const search = (query) =>
+    fetch(`${session.url}/v1/resources/search?query=${query}`, {
+      headers: { ...session.headers, authorization: `Bearer ${session.apiKey}` },
+    });
+  await session.answer({
+    request: { operationId: "searchResources", query: { query: "none" } },
+    answer: { status: 200, body: { results: [] } },
+  });
+  await session.faults({ scenarios: { searchResources: "503x1" }, retryAfter: 0 });
+  expect((await search("none")).status).toBe(503);
+  expect(await (await search("none")).json()).toEqual({ results: [] });
+  await session.expectRequests({ operationId: "searchResources", query: { query: "none" } }, 2);
+  expect(await stub.requests({ operationId: "searchResources" })).toEqual([]); // the stub's own journal
+  await session.close();
+});
