@@ -41,7 +41,7 @@ function redact<T>(value: T, isKey: (text: string) => boolean, secrets: readonly
 }
 
 /** The query pairs as sent, a repeated name's values in order. */
-function queryOf(search: string): Record<string, string | string[]> {
+export function queryOf(search: string): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of new URLSearchParams(search)) {
     const had = query[name];
@@ -76,6 +76,8 @@ export interface AnsweredRequest {
   /** The field violations of a 400 answer. */
   violations?: JournalEntry["violations"];
   fault?: unknown;
+  /** The id of the stubbed answer it got. */
+  answerId?: string | undefined;
 }
 
 /**
@@ -125,17 +127,33 @@ export function journalEntry(
   const violations = answered.violations;
   if (violations && violations.length > 0) entry.violations = redact(violations, isKey, secrets) as typeof violations;
   if (answered.fault !== undefined) entry.fault = String(answered.fault);
+  if (answered.answerId !== undefined) entry.answerId = answered.answerId;
   return entry;
 }
 
+/** Where a request's entry goes: a journal, and who a key of its store acts for (undefined: no key of it). */
+export interface JournalTarget {
+  journal: Journal;
+  userOf(key: string): string | undefined;
+}
+
+/** Options of {@link journalRecorder}. */
+export interface RecorderOptions {
+  /** The stub's admin token, redacted wherever a request carries it. */
+  adminToken?: string | undefined;
+  /** The operation of a request a fault answered before it was routed, by its method and path. */
+  operationOf?: (method: string, path: string) => string | undefined;
+  /** Where a request of a test session is noted instead of the stub's own journal: its session's. */
+  targetOf?: (req: Request) => JournalTarget | undefined;
+}
+
 /**
- * Creates the recorder of a journal. `isStubKey` tells whether a string is a key of the stub (its SHA-256 is one
- * the store knows); `adminToken` is the stub's admin token, if any.
+ * Creates the recorder of the stub's journal (`own`, with the keys of the stub's store). A request a fault answered
+ * before validation is named by `operationOf` and its key's user, for a test that counts them.
  */
 export function journalRecorder(
-  journal: Journal,
-  isStubKey: (text: string) => boolean,
-  adminToken?: string,
+  own: JournalTarget,
+  { adminToken, operationOf, targetOf }: RecorderOptions = {},
 ): JournalRecorder {
   const users = new WeakMap<Request, string>();
   const middleware: RequestHandler = (req, res: Response, next) => {
@@ -148,6 +166,17 @@ export function journalRecorder(
       return json.call(this, body);
     };
     res.once("close", () => {
+      const target = targetOf?.(req) ?? own;
+      const locals = res.locals as { record?: RequestRecord; answerId?: string };
+      const fault = locals.record?.fields.fault;
+      let operationId = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+      let userId = users.get(req);
+      if (fault !== undefined) {
+        // A fault before validation answered it: named as the request it was, for a test that counts them.
+        operationId ??= operationOf?.(req.method, req.path);
+        const token = userId === undefined ? bearerToken(req) : undefined;
+        if (token !== undefined) userId = target.userOf(token);
+      }
       const entry = journalEntry(
         {
           time,
@@ -158,15 +187,16 @@ export function journalRecorder(
           headers: req.headers,
           body: req.body,
           status: res.writableFinished ? res.statusCode : null,
-          operationId: (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId,
-          userId: users.get(req),
+          operationId,
+          userId,
           violations,
-          fault: (res.locals as { record?: RequestRecord }).record?.fields.fault,
+          fault,
+          answerId: locals.answerId,
         },
-        isStubKey,
+        (text) => target.userOf(text) !== undefined,
         adminToken,
       );
-      journal.add(entry);
+      target.journal.add(entry);
     });
     next();
   };
