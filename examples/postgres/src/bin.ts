@@ -6,8 +6,10 @@ await instrumentPg();
 const { runUntilSignal } = await import("@compute-api/server/cli");
 const { runCli } = await import("./cli.js");
 
-const { exitCode, server, shutdown } = await runCli(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-});
-runUntilSignal("compute-postgres", server, exitCode, shutdown);
+runUntilSignal(
+  "compute-postgres",
+  runCli(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  }),
+);

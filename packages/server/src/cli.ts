@@ -7,7 +7,13 @@
 export { startCommandTracing } from "./cli/command-tracing.js";
 export { dataOptions } from "./cli/data-flags.js";
 export { type ListeningOptions, listeningLines, type StartKey } from "./cli/listening-lines.js";
-export { type DrainingServer, type DrainTimes, drainTimesOf, runUntilSignal } from "./cli/run-until-signal.js";
+export {
+  type CommandRun,
+  type DrainingServer,
+  type DrainTimes,
+  drainTimesOf,
+  runUntilSignal,
+} from "./cli/run-until-signal.js";
 export {
   parseServerFlags,
   type ServerCommandOptions,

@@ -3,8 +3,10 @@
 import { runUntilSignal } from "@compute-api/server/cli";
 import { runCli } from "./cli.js";
 
-const { exitCode, stub, shutdown } = await runCli(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-});
-runUntilSignal("compute-stub", stub, exitCode, shutdown);
+runUntilSignal(
+  "compute-stub",
+  runCli(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  }).then(({ exitCode, stub, shutdown }) => ({ exitCode, server: stub, shutdown })),
+);
