@@ -5,6 +5,7 @@
  * when `record` is given. The caller's request log record is filled in, so that a request has one log line.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Contract } from "@compute-api/contract";
 import type { RequestRecord } from "@compute-api/runtime";
 import { startGatewayPath } from "./app.js";
 import type { GatewayOptions } from "./options.js";
@@ -17,6 +18,8 @@ export interface Forwarder {
    * what they find (its `operationId` once routed). Resolves once it is answered; never rejects (a failure is a 500).
    */
   forward(req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void>;
+  /** The operation a request is for, by the forwarder's compiled contract (compiled once, at its start). */
+  route: Contract["route"];
   /** Writes the recording a last time (rejects when that write failed) and closes the upstream connections. */
   close(): Promise<void>;
 }
@@ -26,9 +29,10 @@ export interface Forwarder {
  * compile, a recording refused).
  */
 export async function createForwarder(options: GatewayOptions): Promise<Forwarder> {
-  const { handler, close } = await startGatewayPath(options);
+  const { parts, handler, close } = await startGatewayPath(options);
   return {
     forward: (req, res, record) => handler(req, res, new RequestNotes(record)),
+    route: parts.contract.route,
     close,
   };
 }

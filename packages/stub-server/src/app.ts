@@ -11,6 +11,7 @@ import type { Express, RequestHandler } from "express";
 import { adminRoutes } from "./admin.js";
 import { type ExampleOperation, exampleAnswer, exampleOperations } from "./example-answers.js";
 import { createFaults, type FaultOptions, type Faults, InjectedError } from "./faults.js";
+import { type ForwardOptions, startForwarding } from "./forward.js";
 import { defaultJournalSize, Journal } from "./journal.js";
 import { journalRecorder } from "./journal-http.js";
 import { metaRoutes } from "./meta-routes.js";
@@ -58,13 +59,22 @@ export interface StubOptions {
   logger?: Logger;
   /** The bundled spec; default the one of @compute-api/spec. */
   spec?: OpenApiDocument;
+  /**
+   * Forward what the stub's data does not hold — a key it does not know, a cluster machine it does not have, a path
+   * the spec does not describe — to a real backend, through the gateway's checks (forward.ts); `record` records that
+   * traffic as `compute-gateway --record` does. Default: the stub answers everything.
+   */
+  forward?: ForwardOptions;
 }
 
 /** A built stub, shaped as a built gateway: the app to serve, and close() for what it holds. */
 export interface Stub {
   /** The Express app: `http.createServer(stub.app)`, or `stub.app.listen(port, host)`. */
   app: Express;
-  /** Releases what the stub holds besides the app (today nothing); the caller closes its own server. */
+  /**
+   * Releases what the stub holds besides the app (with `forward`: the backend connections, and the recording, written
+   * a last time: rejects when that write failed); the caller closes its own server.
+   */
   close(): Promise<void>;
   /** Marks the stub as draining: its /readyz answers 503 from now on. */
   drain(): void;
@@ -94,6 +104,10 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
     const names = examples.map((operation) => operation.operationId);
     logger.info({ operations: names }, `answered from the spec's examples: ${names.join(", ")}`);
   }
+  // Started before the server: a backend URL or a recording refused rejects here.
+  const forwarding = options.forward
+    ? await startForwarding(options.forward, { store, spec, logger, recorder })
+    : undefined;
   const corsOrigins = options.corsOrigins ?? ["*"];
   const guard = { loopback: admin === false || admin.loopback !== false, corsOrigins };
   const server = await createComputeServer<User>({
@@ -114,14 +128,23 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
     // The admin API, which no web page may use: before CORS, so that it never carries CORS headers.
     ...(journal ? { adminRoutes: adminRoutes({ store, journal, faults, spec, token, guard }) } : {}),
     // The run's faults on /v1: latency, dropped connections, injected statuses (--latency, --drop, --faults);
-    // then, per key and per request, before any state is touched: the rate limit and the caller's `Prefer`.
-    beforeValidation: [recorder?.middleware, faults.beforeValidation].filter(
+    // then, per key and per request, before any state is touched: the rate limit and the caller's `Prefer`. What the
+    // data does not hold is forwarded (--forward) before the faults: the backend's answers are its own.
+    beforeValidation: [recorder?.middleware, forwarding?.middleware, faults.beforeValidation].filter(
       (handler): handler is RequestHandler => handler !== undefined,
     ),
     beforeHandlers: faults.afterValidation ? [faults.afterValidation] : [],
     isExpectedError: (error) => error instanceof InjectedError,
+  }).catch(async (error: unknown) => {
+    // A server that does not start releases the backend connections and the recording's file.
+    await forwarding?.close();
+    throw error;
   });
-  return { app: server.app, close: () => server.close(), drain: () => server.drain() };
+  const close = async () => {
+    await server.close();
+    await forwarding?.close();
+  };
+  return { app: server.app, close, drain: () => server.drain() };
 }
 
 /** Handlers that answer from the spec's examples, reading `Prefer: example=` unless the stub ignores `Prefer`. */

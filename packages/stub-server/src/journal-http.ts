@@ -76,6 +76,8 @@ export interface AnsweredRequest {
   /** The field violations of a 400 answer. */
   violations?: JournalEntry["violations"];
   fault?: unknown;
+  /** Forwarded to the real backend (`--forward`). */
+  forwarded?: boolean | undefined;
 }
 
 /**
@@ -125,6 +127,7 @@ export function journalEntry(
   const violations = answered.violations;
   if (violations && violations.length > 0) entry.violations = redact(violations, isKey, secrets) as typeof violations;
   if (answered.fault !== undefined) entry.fault = String(answered.fault);
+  if (answered.forwarded) entry.forwarded = true;
   return entry;
 }
 
@@ -148,6 +151,7 @@ export function journalRecorder(
       return json.call(this, body);
     };
     res.once("close", () => {
+      const record = (res.locals as { record?: RequestRecord }).record;
       const entry = journalEntry(
         {
           time,
@@ -158,10 +162,14 @@ export function journalRecorder(
           headers: req.headers,
           body: req.body,
           status: res.writableFinished ? res.statusCode : null,
-          operationId: (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId,
+          // A forwarded request's operation is the one the gateway's routing wrote into its record.
+          operationId:
+            (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ??
+            record?.operationId,
           userId: users.get(req),
           violations,
-          fault: (res.locals as { record?: RequestRecord }).record?.fields.fault,
+          fault: record?.fields.fault,
+          forwarded: record?.fields.forwarded === true,
         },
         isStubKey,
         adminToken,

@@ -29,6 +29,8 @@ export interface JournalEntry {
   violations?: { field: string; description: string }[];
   /** The fault injected, as the request's log line names it: `503`, `drop`, `rate-limit`, `prefer 429`. */
   fault?: string;
+  /** Forwarded to the real backend (`--forward`): the backend's answer, or the gateway's refusal of it. */
+  forwarded?: true;
 }
 
 /** What `list` keeps; each absent filter keeps every entry. */

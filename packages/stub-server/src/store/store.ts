@@ -145,6 +145,11 @@ export class Store {
     return this.state.keyOwners.get(hashApiKey(apiKey));
   }
 
+  /** Whether the data holds a cluster machine of this id in a project of this id, whoever may see it. */
+  holdsClusterMachine(projectId: string, id: string): boolean {
+    return this.state.clusterMachines.get(projectId)?.has(id) === true;
+  }
+
   /**
    * Gives a user a key chosen from outside (the `--api-key` flag, tests); false when the user does not exist. The
    * key stays across `reset`, `restore` and `load`, for a user of this id in the new data.
