@@ -233,8 +233,43 @@ describe("recording what the stub forwards", () => {
 });
 
 describe("compute-stub's forwarding flags", () => {
-  const io = { stdout: () => {}, stderr: (text: string) => void errors.push(text) };
   const errors: string[] = [];
+  const io = { stdout: () => {}, stderr: (text: string) => void errors.push(text) };
+  it("forwards to COMPUTE_STUB_FORWARD and writes --record at the end, with the keys of --record-keys", async () => {
+    const backend = await listenLocal(
+      createServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            results: [
+              {
+                resourceName: "billingAccounts/ba-x",
+                resourceType: "billingAccount",
+                score: 1,
+                billingAccount: { id: "ba-x" },
+              },
+            ],
+          }),
+        );
+      }),
+    );
+    const file = join(directory, "command.yaml");
+    process.env.COMPUTE_STUB_FORWARD = backend.url;
+    try {
+      const result = await runCli(["--record", file, "--record-keys", "--port", "0", "--log-level", "silent"], io);
+      expect(result.exitCode).toBe(0);
+      expect((await search(result.stub?.url ?? "", keys.bob, "type:billingAccount")).response.status).toBe(200);
+      await result.stub?.close();
+      const data = loadFixtures(file, spec);
+      expect(data.billingAccounts?.map((account) => account.id)).toEqual(["ba-x"]);
+      expect(data.users[1]).toMatchObject({ billingAccountIds: ["ba-x"], apiKeys: [{ sha256: hashApiKey(keys.bob) }] });
+      expect(readFileSync(file, "utf8")).not.toContain(keys.bob);
+    } finally {
+      delete process.env.COMPUTE_STUB_FORWARD;
+      await backend.close();
+    }
+  });
+
   it.each([
     [["--record", join(directory, "x.yaml")], /--record records what --forward forwards/],
     [["--forward", "http://127.0.0.1:1", "--record-keys"], /--record-keys: give --record/],
