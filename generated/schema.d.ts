@@ -9,12 +9,12 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the project.
+                 * @description Identifier of the project: the `id` of a project the caller can access (a search with the term `type:project` lists them), which is also the `projectId` of every resource in it.
                  * @example proj-alpha
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description Identifier of the cluster machine.
+                 * @description Identifier of the cluster machine: the `id` of one of the `machines` of its cluster, as a search with the term `type:cluster` returns them. A cluster machine is not a search result of its own (`type:machine` finds other machines), so searching for its id finds nothing.
                  * @example cm-alpha-01
                  */
                 id: components["parameters"]["ClusterMachineId"];
@@ -29,7 +29,7 @@ export interface paths {
         head?: never;
         /**
          * Update a cluster machine
-         * @description Changes the power state, lifecycle state, price per hour or attached volumes of one machine of a cluster. Fields present in the body are set and fields absent stay unchanged; at least one field is required. `volumeIds` replaces the whole list: each identifier must name a volume of the same project and may appear only once, otherwise the answer is 400 naming the offending index (such as `volumeIds[2]`). `priceHr` must be zero or greater and is stored normalized: a leading `+` is dropped, `.5` becomes `0.5`, `5.` becomes `5`, `E` becomes `e`, and a zero exponent is dropped; a price whose normalized form, or whose cluster's total price, cannot be written in the 64 characters of a Decimal is answered with 400 naming `priceHr.value`. A project the caller cannot access is answered with 403 whether or not it exists; a machine that is not in the project with 404. The response is the whole updated machine, and the parent cluster (its `machines` and totals) and search results show the change at once.
+         * @description Changes the power state, lifecycle state, price per hour or attached volumes of one machine of a cluster. Fields present in the body are set and fields absent stay unchanged; at least one field is required. `volumeIds` replaces the whole list: each identifier must name a volume of the same project and may appear only once, otherwise the answer is 400 naming the offending index (such as `volumeIds[2]`). `priceHr` must be zero or greater and is stored normalized: a leading `+` is dropped, `.5` becomes `0.5`, `5.` becomes `5`, `E` becomes `e`, and a zero exponent is dropped; a price whose normalized form, or whose cluster's total price, cannot be written in the 64 characters of a Decimal is answered with 400 naming `priceHr.value`. A project the caller cannot access is answered with 403 whether or not it exists; a machine that is not in the project with 404. The response is the whole updated machine, and the parent cluster (its `machines` and totals) and search results show the change at once. Both identifiers come from a search with the term `type:cluster`: a cluster's `projectId`, and the `id` of one of its `machines` (a cluster machine is not a search result of its own).
          */
         patch: operations["updateClusterMachine"];
         trace?: never;
@@ -1163,12 +1163,12 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Identifier of the project.
+         * @description Identifier of the project: the `id` of a project the caller can access (a search with the term `type:project` lists them), which is also the `projectId` of every resource in it.
          * @example proj-alpha
          */
         ProjectId: components["schemas"]["ResourceId"];
         /**
-         * @description Identifier of the cluster machine.
+         * @description Identifier of the cluster machine: the `id` of one of the `machines` of its cluster, as a search with the term `type:cluster` returns them. A cluster machine is not a search result of its own (`type:machine` finds other machines), so searching for its id finds nothing.
          * @example cm-alpha-01
          */
         ClusterMachineId: components["schemas"]["ResourceId"];
@@ -1196,12 +1196,12 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Identifier of the project.
+                 * @description Identifier of the project: the `id` of a project the caller can access (a search with the term `type:project` lists them), which is also the `projectId` of every resource in it.
                  * @example proj-alpha
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description Identifier of the cluster machine.
+                 * @description Identifier of the cluster machine: the `id` of one of the `machines` of its cluster, as a search with the term `type:cluster` returns them. A cluster machine is not a search result of its own (`type:machine` finds other machines), so searching for its id finds nothing.
                  * @example cm-alpha-01
                  */
                 id: components["parameters"]["ClusterMachineId"];

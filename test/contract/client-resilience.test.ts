@@ -100,15 +100,13 @@ describe("the client against the stub's faults", () => {
       baseUrl: stub.url,
       apiKey: key,
       timeoutMs: 300,
-      // An answer decisively slower than the timeout: the client gives up long before it could come.
+      // An answer decisively slower than the timeout: a call that waited for it would end with its 200.
       headers: { prefer: "latency=30000" },
     });
-    const started = performance.now();
     const thrown = await client
       .GET("/v1/resources/search", { params: { query: { query: "alpha" } } })
       .catch((error: unknown) => error);
     expect(thrown).toHaveProperty("name", "TimeoutError");
-    expect(performance.now() - started).toBeLessThan(15_000);
   });
 
   it("counts the waits between retries in its timeout", async () => {

@@ -5,8 +5,7 @@
  * itself. Node's default for a signal nobody listens to any more ends the process at once, cutting those requests.
  * Each command runs as a process of its own, in its own process group, which gets both signals 200 ms apart.
  */
-import { setTimeout as sleep } from "node:timers/promises";
-import { freePort, groupAlive } from "@compute-api/test-support";
+import { acceptedConnections, freePort, groupAlive } from "@compute-api/test-support";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -46,7 +45,8 @@ interface Run {
  * Sends `count` slow requests to `base` on keep-alive connections (GETs and PATCHes in turn, or PATCHes only when
  * the upload is the slow part), then, once the server has them, SIGTERM twice to the process group of `running`.
  * `arrived` counts the requests that reached the backend behind it, when the test can see it (a gateway's);
- * otherwise the server is given 1.5 s to accept their connections.
+ * otherwise it waits until the process has accepted their connections (a request on an accepted connection is
+ * served: the drain closes only the listener, and an idle one only after its grace, by which the request is read).
  */
 async function twoSignalsWhileBusy(
   running: CommandProcess,
@@ -63,7 +63,11 @@ async function twoSignalsWhileBusy(
     ),
   );
   if (arrived) await expect.poll(arrived, { timeout: 30_000 }).toBeGreaterThanOrEqual(count);
-  else await sleep(1500);
+  else {
+    const { port } = new URL(base);
+    const accepted = () => acceptedConnections(running.child.pid ?? 0, Number(port));
+    await expect.poll(accepted, { timeout: 30_000 }).toBeGreaterThanOrEqual(count);
+  }
   const runningAtSecond = await signalGroupTwice(running);
   const inFlightAtSecond = count - settled;
   const outcomes = await Promise.all(requests);

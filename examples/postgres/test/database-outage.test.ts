@@ -184,11 +184,10 @@ describe.skipIf(skipWithoutPostgres())("the server when its PostgreSQL misbehave
       expect(await left).toBe("aborted");
       expect(await gone(20_000)).toBe(true);
 
-      const begun = performance.now();
       const timedOut = await patch(server.url, "cm-alpha-01", "8");
+      // At the handler's deadline (1 s), not at the database's timeouts (a minute, a 503): the answer names it.
       expect(timedOut.status).toBe(504);
-      // At the handler's deadline (1 s), not at the database's timeouts (a minute).
-      expect(performance.now() - begun).toBeLessThan(30_000);
+      expect(JSON.parse(timedOut.body)).toMatchObject({ message: "the request did not complete within 1000 ms" });
       expect(await gone(20_000)).toBe(true);
     } finally {
       await holder.query("ROLLBACK");

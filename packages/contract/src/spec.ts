@@ -34,12 +34,14 @@ const cache = new Map<string, OpenApiDocument>();
 export function loadSpec(specPath?: string): OpenApiDocument {
   const cached = cache.get(specPath ?? "");
   if (cached) return cached;
+  // Without Node there is nothing to install: that is the cause, said as it is.
+  const { fs } = nodeBuiltins();
   let text: string;
   try {
-    text = nodeBuiltins().fs.readFileSync(specPath ?? defaultSpecPath(), "utf8");
+    text = fs.readFileSync(specPath ?? defaultSpecPath(), "utf8");
   } catch (error) {
     throw new Error(
-      `cannot read the OpenAPI document at ${specPath ?? "@compute-api/spec/openapi.json"} (is @compute-api/spec installed? In the repository, run npm install): ${String(error)}`,
+      `cannot read the OpenAPI document at ${specPath ?? "@compute-api/spec/openapi.json"}: ${String(error)} (is @compute-api/spec installed? In the repository, run npm install)`,
     );
   }
   const spec = JSON.parse(text) as OpenApiDocument;

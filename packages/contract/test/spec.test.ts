@@ -40,3 +40,27 @@ describe("specOperations", () => {
     ]);
   });
 });
+
+describe("loadSpec's errors say their cause first", () => {
+  it("without Node's built-ins (a browser), says the document must be passed, not that the package is missing", () => {
+    const saved = Object.getOwnPropertyDescriptor(process, "getBuiltinModule");
+    // A runtime without Node's built-ins, as a browser bundle of the MSW handlers meets: the one global it reads.
+    Object.defineProperty(process, "getBuiltinModule", { value: undefined, configurable: true });
+    let message = "";
+    try {
+      loadSpec("/tmp/no-such-document-without-node.json");
+    } catch (error) {
+      message = (error as Error).message;
+    } finally {
+      if (saved) Object.defineProperty(process, "getBuiltinModule", saved);
+    }
+    expect(message).toMatch(/^loading the OpenAPI document needs Node; elsewhere, pass the document/);
+    expect(message).not.toContain("npm install");
+  });
+
+  it("a document it cannot read: the path and the reason, then the hint", () => {
+    expect(() => loadSpec("/tmp/no-such-openapi-document.json")).toThrow(
+      /^cannot read the OpenAPI document at \/tmp\/no-such-openapi-document\.json: .*ENOENT.* \(is @compute-api\/spec installed\? In the repository, run npm install\)$/,
+    );
+  });
+});

@@ -22,6 +22,7 @@ import {
   usageError,
 } from "@compute-api/runtime/cli";
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Host, hosts } from "./host-subsets.js";
 import { isLoopback } from "./http.js";
 import { generatedTools } from "./tools.js";
 
@@ -40,6 +41,8 @@ export interface CliConfig {
   tools: string[] | undefined;
   /** --read-only: only the tools annotated read-only. */
   readOnly: boolean;
+  /** --client: list the schemas within this host's subset; undefined: the full schemas. */
+  client: Host | undefined;
   timeoutMs: number;
   logLevel: string;
   shutdownGraceMs: number;
@@ -53,6 +56,7 @@ const epilogue = {
     "COMPUTE_API_KEY=cak_… compute-mcp --base-url https://api.example.com --http   # Streamable HTTP on http://127.0.0.1:4030/mcp",
     "COMPUTE_API_KEY=cak_… COMPUTE_MCP_AUTH_TOKEN=$(openssl rand -hex 32) compute-mcp --base-url http://127.0.0.1:8080 --http --host 0.0.0.0",
     "COMPUTE_API_KEY=cak_… compute-mcp --base-url http://127.0.0.1:4010 --read-only   # the search only",
+    "COMPUTE_API_KEY=cak_… compute-mcp --base-url http://127.0.0.1:4010 --client openai   # schemas for OpenAI's strict mode",
   ],
   exitStatus: {
     0: "stdin closed (stdio), or SIGINT or SIGTERM after draining (--http); or --help, --version",
@@ -124,6 +128,15 @@ export function createProgram(io: CliIo = processIo): Command {
     )
     .addOption(new Option("--read-only", "serve only the tools annotated read-only (readOnlyHint)"))
     .addOption(
+      defaultText(
+        new Option(
+          "--client <host>",
+          "list the tools' schemas within this host's subset of JSON Schema (OpenAI's strict mode, Anthropic's strict tool use, Gemini's function declarations); calls are checked against the full schemas",
+        ).choices(hosts),
+        "the full schemas",
+      ),
+    )
+    .addOption(
       new Option("--timeout-ms <n>", "time one tool call may take, retries included")
         .default(30_000)
         .argParser(integerFlag(1)),
@@ -161,6 +174,7 @@ export function parseCommandLine(args: string[], io: CliIo = processIo): CliConf
     corsOrigins?: string[];
     tools?: string[];
     readOnly?: boolean;
+    client?: Host;
     timeoutMs: number;
     logLevel: string;
     shutdownGrace: number;
@@ -187,6 +201,7 @@ export function parseCommandLine(args: string[], io: CliIo = processIo): CliConf
     corsOrigins: o.corsOrigins,
     tools: o.tools,
     readOnly,
+    client: o.client,
     timeoutMs: o.timeoutMs,
     logLevel: o.logLevel,
     shutdownGraceMs: o.shutdownGrace,

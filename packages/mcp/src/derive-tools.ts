@@ -5,15 +5,20 @@
  *
  * - name: the operationId as written (camelCase). MCP allows `[A-Za-z0-9_.-]` and prefers no case; keeping the
  *   spec's name means one name for one operation in the spec, the client's docs, the logs and the tools.
- * - description: the summary, then the description (search syntax, score, rules), then the statuses it may fail with.
+ * - description: the operation's `x-mcp.description`, written for agents (at most 1,500 characters), else its summary
+ *   and description; the statuses it may fail with are said once, in the server's instructions.
  * - inputSchema: one flat object of the path and query parameters and the request body's properties, each with the
- *   spec's constraints inlined (no `$ref`, which some agent hosts do not follow in arguments).
- * - outputSchema: the success response's schema, its components kept once each under `$defs` (none for a 204).
+ *   spec's constraints inlined (no `$ref`, which some agent hosts do not follow in arguments; an `enum` beside a
+ *   `not` lists only the values allowed), and for a read whose answer is a list the tool-only `limit`.
+ * - outputSchema: the success response's schema, its components kept once each under `$defs` (none for a 204),
+ *   with the `omitted` count of a list answer (derive-output.ts).
  * - annotations: from the HTTP method (GET reads; PUT, PATCH and DELETE are idempotent; POST is neither).
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools
  */
 import type { OpenApiDocument } from "@compute-api/contract";
-import { inlined, isObject, resolveRef, withDefs } from "./tool-schemas.js";
+import { limitSchema, toolOutput } from "./derive-output.js";
+import { toolDescription } from "./tool-description.js";
+import { inlined, isObject, resolveRef } from "./tool-schemas.js";
 import type { GeneratedTool, GeneratedTools, Json, JsonObject, McpTool } from "./tool-types.js";
 
 export type { GeneratedTool, GeneratedTools, Json, JsonObject, McpTool, ToolOperation } from "./tool-types.js";
@@ -33,10 +38,13 @@ const methodHints: Record<string, { readOnlyHint: boolean; destructiveHint: bool
   post: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
 };
 
-/** The statuses an operation documents besides 200, for its description. */
-function failureStatuses(operation: JsonObject): string {
+/** The failure statuses an operation documents: every response but the 2xx ones, in ascending order. */
+function failureStatuses(operation: JsonObject): number[] {
   const responses = isObject(operation.responses) ? Object.keys(operation.responses) : [];
-  return responses.filter((status) => status !== "200").join(", ");
+  return responses
+    .filter((status) => /^[1-5]\d\d$/.test(status) && !status.startsWith("2"))
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 /** The text of `src/generated/tools.json`: the tools of the document, with a line that says where they come from. */
@@ -82,7 +90,11 @@ function deriveTool(
   const own = Array.isArray(operation.parameters) ? operation.parameters : [];
   const { pathParameters, queryParameters } = addParameters(spec, where, [...shared, ...own], fields);
   const { bodyProperties, minProperties } = addBodyProperties(spec, where, operation, fields, pathParameters.length);
-  const { outputSchema, shownOnce } = toolOutput(spec, where, operation);
+  // A read's list answer gets a tool-only `limit` (unless the operation has its own): it bounds what comes back
+  // into the agent's context, and is never sent.
+  const limitable = method === "get" && !("limit" in fields.properties);
+  const { outputSchema, shownOnce, list } = toolOutput(spec, where, operation, limitable);
+  if (list) fields.add("limit", limitSchema(list), false);
   const summary = typeof operation.summary === "string" ? operation.summary : name;
   const hints = methodHints[method];
   if (!hints) throw new Error(`${where}: no annotations for ${method.toUpperCase()}`);
@@ -97,12 +109,21 @@ function deriveTool(
     tool: {
       name,
       title: summary,
-      description: toolDescription(operation, summary),
+      description: toolDescription(where, operation, summary, list),
       inputSchema,
       ...(outputSchema && { outputSchema }),
       annotations: { title: summary, ...hints, openWorldHint: false },
     },
-    operation: { method: method.toUpperCase(), path, pathParameters, queryParameters, bodyProperties, shownOnce },
+    operation: {
+      method: method.toUpperCase(),
+      path,
+      pathParameters,
+      queryParameters,
+      bodyProperties,
+      shownOnce,
+      failures: failureStatuses(operation),
+      ...(list && { list }),
+    },
   };
 }
 
@@ -190,45 +211,4 @@ function addBodyProperties(
     // The flat object holds every path parameter, so "at least n body fields" is "at least that many more".
     minProperties: typeof body.minProperties === "number" ? pathCount + body.minProperties : undefined,
   };
-}
-
-/**
- * The success response's schema (the operation's first 2xx) as the tool's outputSchema, and the result fields it
- * shows only once (a new key); no outputSchema for a success without a JSON body (a 204).
- */
-function toolOutput(
-  spec: JsonObject,
-  where: string,
-  operation: JsonObject,
-): { outputSchema?: McpTool["outputSchema"]; shownOnce: string[] } {
-  const responses = isObject(operation.responses) ? operation.responses : {};
-  const success = Object.keys(responses)
-    .filter((status) => /^2\d\d$/.test(status))
-    .sort()[0];
-  if (success === undefined) throw new Error(`${where}: no 2xx response`);
-  const raw = responses[success];
-  const response = isObject(raw) ? resolveRef(spec, raw) : {};
-  const content = isObject(response.content) ? response.content : undefined;
-  if (content === undefined) return { shownOnce: [] };
-  const media = content["application/json"];
-  if (!isObject(media)) throw new Error(`${where}: the ${success} response has no application/json body`);
-  const outputSchema = withDefs(spec, media.schema ?? {}) as NonNullable<McpTool["outputSchema"]>;
-  const resultProperties = isObject(outputSchema.properties) ? outputSchema.properties : {};
-  // A secret the service shows once is marked `x-secret: true` in the spec (the facts module lists the same).
-  const shownOnce = Object.entries(resultProperties)
-    .filter(([, schema]) => isObject(schema) && schema["x-secret"] === true)
-    .map(([field]) => field);
-  return { outputSchema, shownOnce };
-}
-
-/** The summary, then the description (search syntax, score, rules), then the statuses the operation may fail with. */
-function toolDescription(operation: JsonObject, summary: string): string {
-  return [
-    summary,
-    typeof operation.description === "string" ? operation.description : "",
-    `A failure (statuses ${failureStatuses(operation)}) is an error result that names the status, the reason, ` +
-      "the arguments at fault and when to retry.",
-  ]
-    .filter(Boolean)
-    .join("\n\n");
 }

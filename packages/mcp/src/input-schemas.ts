@@ -64,3 +64,22 @@ export function compileInputSchemas(spec: OpenApiDocument, tools: readonly Gener
   }
   return checks;
 }
+
+type Schema = { properties?: Record<string, unknown>; required?: unknown; items?: unknown };
+
+/**
+ * The arguments without the optional ones given as null, at every depth of the full schema: a host whose subset
+ * makes every property required (OpenAI's strict mode, `--client openai`) sends null for each it leaves out, and
+ * the full schema's check then holds the rest. A required one given as null stays, and is refused.
+ */
+export function withoutNullOptionals<T>(value: T, schema: unknown): T {
+  const { properties, required, items } = (typeof schema === "object" && schema !== null ? schema : {}) as Schema;
+  if (Array.isArray(value)) return value.map((item) => withoutNullOptionals(item, items)) as T;
+  if (typeof value !== "object" || value === null || !properties) return value;
+  const needed = Array.isArray(required) ? required : [];
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([name, v]) => v !== null || needed.includes(name) || !(name in properties))
+      .map(([name, v]) => [name, withoutNullOptionals(v, properties[name])]),
+  ) as T;
+}

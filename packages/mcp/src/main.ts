@@ -23,6 +23,7 @@ export async function main(args: string[]): Promise<void> {
       logger,
       tools: config.tools,
       readOnly: config.readOnly,
+      client: config.client,
     });
   } catch (error) {
     // The client's checks of the base URL: a TypeError that says what to give (it never quotes the key).

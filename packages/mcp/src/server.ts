@@ -7,17 +7,27 @@ import { packageVersion } from "@compute-api/runtime/cli";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { anySignal } from "./signals.js";
+import { statusMeanings } from "./tool-advice.js";
 import type { ToolRunner } from "./tool-runner.js";
 
 const version = packageVersion(import.meta.url);
 
-/** What the server tells a client when it connects: its tools, named as the spec's operations. */
+/**
+ * What the server tells a client when it connects: its tools, named as the spec's operations, and once for all of
+ * them the statuses a call may fail with (each tool's operation documents its own; a tool's description leaves
+ * them out).
+ */
 function instructionsOf(runner: ToolRunner): string {
   const tools = runner.tools.map((tool) => `${tool.name} (${tool.title ?? tool.name})`).join("; ");
+  const statuses = [...new Set(runner.generated.flatMap((t) => t.operation.failures))]
+    .sort((a, b) => a - b)
+    .map((status) => `${status} ${statusMeanings[status] ?? "a failure"}`)
+    .join("; ");
   return (
     `Tools for the compute service's API, one per operation of its OpenAPI document: ${tools}. They act with ` +
-    "the access of the API key this server was started with. Each tool's description gives its rules; a failure " +
-    "is an error result that names the arguments at fault and when to retry."
+    "the access of the API key this server was started with. Each tool's description gives its rules. A failed " +
+    "call is an error result (isError) that names the status, the reason, the arguments at fault and a next step " +
+    `that works. The statuses: ${statuses}.`
   );
 }
 

@@ -6,7 +6,9 @@
  */
 import type { FieldViolation } from "@compute-api/contract";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { GeneratedTool, McpTool } from "./derive-tools.js";
+import type { GeneratedTool, ToolOperation } from "./derive-tools.js";
+import { limitedBody } from "./result-limit.js";
+import { adviceFor, argumentRules, type FailureFacts, repeatAdvice, withRules } from "./tool-advice.js";
 
 /** A result whose text is that of an error. */
 function errorResult(lines: string[]): CallToolResult {
@@ -36,37 +38,14 @@ export function refusedArguments(
   return errorResult([
     `${tool.name}: the arguments do not match the tool's inputSchema; nothing was sent.`,
     ...violationLines(named),
-    "Fix the arguments named above and call again.",
+    ...withRules(
+      "Fix the arguments named above and call again.",
+      argumentRules(
+        tool,
+        named.map((v) => v.field),
+      ),
+    ),
   ]);
-}
-
-/** What an agent can do after each status. */
-const advice: Record<number, string> = {
-  400: "Fix the arguments named above and call again; the same arguments will be refused again.",
-  401: "The API key compute-mcp was started with was refused; retrying will not help. Whoever runs compute-mcp must give it a valid COMPUTE_API_KEY.",
-  403: "The key's user may not do this to this resource; retrying will not help. Choose a resource the user can access (searchResources lists them).",
-  404: "Nothing has that identifier; check it, for example with searchResources.",
-  409: "It exists already; choose another identifier.",
-  413: "The request is too large; send less.",
-  415: "The service refused the request's media type; report this to the maintainers of compute-mcp.",
-  429: "Too many requests for this key.",
-  500: "The service failed.",
-  502: "The gateway in front of the service got no valid answer from it.",
-  503: "The service is unavailable for now.",
-  504: "The service did not answer in time.",
-};
-
-/**
- * What calling the tool again would do, after a failure that may have happened after the service acted (a 5xx, or
- * no answer): by its annotations. Only a tool that is neither read-only nor idempotent may have made a change that
- * a repeat would make twice.
- */
-function repeatAdvice({ annotations }: McpTool): string {
-  if (annotations.readOnlyHint) return "Nothing was changed (this tool only reads); call it again later.";
-  if (annotations.idempotentHint) {
-    return "Calling it again with the same arguments is safe: it sets the same values whether or not this call was applied.";
-  }
-  return "A change may or may not have been applied, so search before repeating it.";
 }
 
 /**
@@ -74,7 +53,7 @@ function repeatAdvice({ annotations }: McpTool): string {
  * calls compute-mcp made (retries of a 429 or 503, tool-retry.ts).
  */
 export function apiErrorResult(
-  tool: McpTool,
+  generated: GeneratedTool,
   status: number,
   body: unknown,
   headers: Headers,
@@ -83,20 +62,25 @@ export function apiErrorResult(
   const error = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
   const message = typeof error.message === "string" ? error.message : `HTTP ${status} without an error body`;
   const details = Array.isArray(error.details) ? (error.details as Record<string, unknown>[]) : [];
-  const lines = [`${tool.name} failed: ${status} ${message}${attempts > 1 ? ` (after ${attempts} attempts)` : ""}`];
+  const lines = [
+    `${generated.tool.name} failed: ${status} ${message}${attempts > 1 ? ` (after ${attempts} attempts)` : ""}`,
+  ];
+  const facts: FailureFacts = { fields: [], metadata: {} };
   for (const detail of details) {
     const type = String(detail["@type"] ?? "");
     if (type.endsWith("google.rpc.ErrorInfo") && typeof detail.reason === "string") {
       const metadata = typeof detail.metadata === "object" && detail.metadata !== null ? detail.metadata : {};
-      const facts = Object.entries(metadata).map(([k, v]) => `${k}=${String(v)}`);
-      lines.push(`Reason: ${detail.reason}${facts.length > 0 ? ` (${facts.join(", ")})` : ""}`);
+      const pairs = Object.entries(metadata).map(([k, v]) => `${k}=${String(v)}`);
+      lines.push(`Reason: ${detail.reason}${pairs.length > 0 ? ` (${pairs.join(", ")})` : ""}`);
+      facts.metadata = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, String(v)]));
     }
     if (type.endsWith("google.rpc.BadRequest") && Array.isArray(detail.fieldViolations)) {
-      lines.push("Arguments at fault:", ...violationLines(detail.fieldViolations as FieldViolation[]));
+      const violations = detail.fieldViolations as FieldViolation[];
+      lines.push("Arguments at fault:", ...violationLines(violations));
+      facts.fields = violations.map((v) => v.field);
     }
   }
-  lines.push(advice[status] ?? (status >= 500 ? advice[500]! : "The service refused the request."));
-  if (status >= 500) lines.push(repeatAdvice(tool));
+  lines.push(...adviceFor(generated, status, facts));
   const retry = retryAfterSeconds(headers, details);
   if (retry !== undefined) lines.push(`Retry after ${retry} s (the service's Retry-After), not sooner.`);
   return errorResult(lines);
@@ -114,15 +98,22 @@ export function retryAfterSeconds(headers: Headers, details: Record<string, unkn
 }
 
 /** No answer from the service at all (refused connection, timeout, cancellation). */
-export function unreachableResult(tool: McpTool, what: string): CallToolResult {
-  return errorResult([`${tool.name} failed: ${what}`, "Nothing was answered.", repeatAdvice(tool)]);
+export function unreachableResult(generated: GeneratedTool, what: string): CallToolResult {
+  return errorResult([`${generated.tool.name} failed: ${what}`, "Nothing was answered.", repeatAdvice(generated)]);
 }
 
-/** A success: the body as structured content, with a short text form and the JSON; a bodiless one (204) in words. */
-export function successResult({ tool, operation }: GeneratedTool, data: unknown): CallToolResult {
+/**
+ * A success: the body as structured content (a list cut to the call's `limit`), with a short text form and the same
+ * JSON (hosts that give the model only text see it all); a bodiless one (204) in words.
+ */
+export function successResult({ tool, operation }: GeneratedTool, data: unknown, limit?: unknown): CallToolResult {
   if (tool.outputSchema === undefined) return { content: [{ type: "text", text: `${tool.name}: done.` }] };
-  const body = (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>;
-  const lines = [summaryOf(tool.name, body)];
+  const body = limitedBody(
+    operation,
+    (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>,
+    limit,
+  );
+  const lines = [summaryOf(tool.name, body, operation.list)];
   const once = operation.shownOnce.filter((field) => body[field] !== undefined);
   if (once.length > 0) {
     lines.push(
@@ -133,15 +124,21 @@ export function successResult({ tool, operation }: GeneratedTool, data: unknown)
   return { content: [{ type: "text", text: lines.join("\n") }], structuredContent: body };
 }
 
-/** One line that says what came back; the JSON follows it. */
-function summaryOf(toolName: string, body: Record<string, unknown>): string {
+/** One line that says what came back (and what `limit` left out); the JSON follows it. */
+function summaryOf(toolName: string, body: Record<string, unknown>, list: ToolOperation["list"]): string {
   if (Array.isArray(body.results)) {
     const results = body.results as { resourceName?: string; resourceType?: string; score?: number }[];
+    const omitted = typeof body.omitted === "number" ? body.omitted : 0;
+    const total = results.length + omitted;
     const names = results.slice(0, 5).map((r) => `${r.resourceName} (${r.resourceType}, score ${r.score})`);
     const more = results.length > 5 ? `, and ${results.length - 5} more` : "";
-    return results.length === 0
+    const shown =
+      omitted > 0
+        ? `; the ${results.length} best are below (\`limit\` left out ${omitted}: give a larger one, up to ${list?.maxItems}, or a narrower query)`
+        : "";
+    return total === 0
       ? `${toolName}: no results.`
-      : `${toolName}: ${results.length} result${results.length === 1 ? "" : "s"}, best first: ${names.join(", ")}${more}.`;
+      : `${toolName}: ${total} result${total === 1 ? "" : "s"}, best first${shown}: ${names.join(", ")}${more}.`;
   }
   const id = typeof body.id === "string" ? ` ${body.id}` : "";
   return `${toolName}: done${id}.`;

@@ -8,7 +8,9 @@ import { type Contract, compileContract } from "@compute-api/contract";
 import type { Logger } from "@compute-api/runtime";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { GeneratedTool } from "./derive-tools.js";
-import { compileInputSchemas } from "./input-schemas.js";
+import { toolForHost } from "./host-schemas.js";
+import type { Host } from "./host-subsets.js";
+import { compileInputSchemas, withoutNullOptionals } from "./input-schemas.js";
 import { anySignal } from "./signals.js";
 import { checkArguments } from "./tool-arguments.js";
 import { apiErrorResult, refusedArguments, successResult, unreachableResult } from "./tool-results.js";
@@ -33,12 +35,19 @@ export interface ToolRunnerOptions {
   tools?: readonly string[] | undefined;
   /** Serve only the tools annotated read-only (`readOnlyHint`). */
   readOnly?: boolean | undefined;
+  /**
+   * List the schemas within this host's subset of JSON Schema (`host-subsets.ts`); default the full schemas. Calls
+   * are held to the full schemas either way, optional arguments given as null taken as not given.
+   */
+  client?: Host | undefined;
 }
 
 /** The tools and how to call them. */
 export interface ToolRunner {
   /** What tools/list answers. */
   tools: Tool[];
+  /** The generated tools served, with their operations. */
+  generated: readonly GeneratedTool[];
   /** Whether a tool of that name exists. */
   has(name: string): boolean;
   /** Calls a tool; every outcome but an unknown tool is a result. */
@@ -67,7 +76,7 @@ function selectedTools({ tools, readOnly }: Pick<ToolRunnerOptions, "tools" | "r
 
 /** Builds the runner; a bad base URL or a missing key is refused here (a TypeError that says which). */
 export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
-  const { apiKey, logger } = options;
+  const { apiKey, logger, client: host } = options;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const client = createComputeClient({
     baseUrl: options.baseUrl,
@@ -95,7 +104,9 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
 
   async function run(generated: GeneratedTool, args: Record<string, unknown>, cancel?: AbortSignal) {
     const { tool, operation } = generated;
-    const checked = checkArguments(contract, generated, inputChecks.get(tool.name)!, args);
+    // An adapted schema sends an optional argument it has no value for as null: not given, before the full check.
+    const given = host ? withoutNullOptionals(args, tool.inputSchema) : args;
+    const checked = checkArguments(contract, generated, inputChecks.get(tool.name)!, given);
     if ("violations" in checked) return { result: refusedArguments(generated, checked.violations) };
     const { path, query, body } = checked.request;
     // One deadline for the call, its retries and their waits included.
@@ -111,24 +122,25 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       const { answer, attempts } = await sendWithRetries(tool, send, signal);
       const { data, error, response } = answer;
       const result = response.ok
-        ? successResult(generated, data)
-        : apiErrorResult(tool, response.status, error, response.headers, attempts);
+        ? successResult(generated, data, given.limit)
+        : apiErrorResult(generated, response.status, error, response.headers, attempts);
       return { result, status: response.status, attempts };
     } catch (error) {
       if (error instanceof ComputeNetworkError) {
-        return { result: unreachableResult(tool, `no answer from ${error.baseUrl} (${error.code})`) };
+        return { result: unreachableResult(generated, `no answer from ${error.baseUrl} (${error.code})`) };
       }
-      if (cancel?.aborted) return { result: unreachableResult(tool, "the call was cancelled") };
+      if (cancel?.aborted) return { result: unreachableResult(generated, "the call was cancelled") };
       if (deadline.aborted || (error instanceof DOMException && error.name === "TimeoutError")) {
-        return { result: unreachableResult(tool, "the service did not answer in time") };
+        return { result: unreachableResult(generated, "the service did not answer in time") };
       }
       logger?.error({ tool: tool.name, err: error }, "tool call failed unexpectedly");
-      return { result: unreachableResult(tool, "compute-mcp failed unexpectedly (its log says why)") };
+      return { result: unreachableResult(generated, "compute-mcp failed unexpectedly (its log says why)") };
     }
   }
 
   return {
-    tools: [...byName.values()].map((t) => t.tool as unknown as Tool),
+    tools: [...byName.values()].map((t) => (host ? toolForHost(t, host) : t.tool) as unknown as Tool),
+    generated: [...byName.values()],
     has: (name) => byName.has(name),
     async call(name, args, signal) {
       const generated = byName.get(name);

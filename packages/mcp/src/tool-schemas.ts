@@ -1,7 +1,7 @@
 /**
  * The schema work of the tool derivation: resolving the document's local `$ref`s and turning OpenAPI's Schema Objects
  * into plain JSON Schema 2020-12, either with every `$ref` inlined (for a tool's arguments) or with the components it
- * uses kept once each under `$defs` (for its outputSchema). Used only by `derive-tools.ts` at build time.
+ * uses kept once each under `$defs` (for its outputSchema), at build time (`derive-tools.ts`); `isObject` is shared.
  * @see https://spec.openapis.org/oas/v3.1.0#schema-object
  */
 import type { Json, JsonObject } from "./tool-types.js";
@@ -55,6 +55,7 @@ function cleanSchema(schema: Json, ref: (node: JsonObject) => Json): Json {
       );
     } else out[key] = cleanSchema(value, ref);
   }
+  foldNotIntoEnum(out);
   const format = typeof out.format === "string" ? out.format : undefined;
   const range = format ? integerFormats[format] : undefined;
   if (range) {
@@ -63,6 +64,27 @@ function cleanSchema(schema: Json, ref: (node: JsonObject) => Json): Json {
     out.maximum ??= range[1];
   } else if (format && numberFormats.has(format)) delete out.format;
   return out;
+}
+
+/**
+ * An `enum` beside a `not` of a `const` or an `enum` (the update's `powerState` lists `MACHINE_POWER_STATE_UNSPECIFIED`
+ * in its shared enum and forbids it with `not`) as the `enum` of the values allowed, without the `not`: the same
+ * values are valid, the schema offers only those, and a refused value's error names them.
+ */
+function foldNotIntoEnum(schema: JsonObject): void {
+  const { enum: values, not } = schema;
+  if (!Array.isArray(values) || !isObject(not)) return;
+  const keys = Object.keys(not);
+  const refused =
+    keys.length === 1 && "const" in not
+      ? [not.const]
+      : keys.length === 1 && Array.isArray(not.enum)
+        ? not.enum
+        : undefined;
+  if (!refused) return;
+  const text = refused.map((v) => JSON.stringify(v));
+  schema.enum = values.filter((v) => !text.includes(JSON.stringify(v)));
+  delete schema.not;
 }
 
 /** The schema with every `$ref` replaced by what it names. */

@@ -36,6 +36,23 @@ export interface ToolOperation {
   bodyProperties: string[] | null;
   /** Result fields that the service returns only in this answer (a new secret): the text says so. */
   shownOnce: string[];
+  /** The failure statuses the operation documents (every response but its success), in ascending order. */
+  failures: number[];
+  /**
+   * A read whose answer is a list (the one array of its body that has a `maxItems`): the tool's own `limit` argument
+   * keeps the first `limit` items (default `defaultLimit`), and the result's `omitted` counts the others.
+   */
+  list?: ListAnswer;
+}
+
+/** The list of a list answer, which a tool-only `limit` bounds. */
+export interface ListAnswer {
+  /** The body's property that holds the list, such as `results`. */
+  property: string;
+  /** Its `maxItems`: the most the service answers, and the largest `limit`. */
+  maxItems: number;
+  /** The items kept when a call gives no `limit`. */
+  defaultLimit: number;
 }
 
 /** One generated tool: what the protocol lists, and how a call becomes a request. */

@@ -122,6 +122,14 @@ describe.each(setups)("compute-mcp over $name", { timeout: 270_000 }, (setup) =>
     );
   });
 
+  it("lists the statuses a call may fail with once, in the server's instructions", () => {
+    const instructions = session.client.getInstructions() ?? "";
+    const statuses = [...new Set(generatedTools().tools.flatMap((t) => t.operation.failures))];
+    expect(statuses).toEqual(expect.arrayContaining([400, 401, 403, 404, 409, 413, 415, 429, 500, 502, 503, 504]));
+    for (const status of statuses) expect(instructions).toMatch(new RegExp(`; ${status} [a-z]|statuses: ${status} `));
+    expect(instructions).toMatch(/429 too many requests for this key \(wait as Retry-After says\)/);
+  });
+
   it("searches, and the results are the API's, typed", async () => {
     const result = await call("searchResources", { query: "train type:cluster" });
     expect(result.isError).toBeFalsy();
@@ -254,7 +262,7 @@ describe.each(setups)("compute-mcp over $name", { timeout: 270_000 }, (setup) =>
     expect(again.isError).toBe(true);
     expect(textOf(again)).toMatch(/^createApiKey failed: 409 /);
     expect(textOf(again)).toMatch(/Reason: ALREADY_EXISTS/);
-    expect(textOf(again)).toMatch(/choose another identifier/);
+    expect(textOf(again)).toMatch(/call again with another apikeyId/);
   });
 
   it("answers a 429 with when to retry", async () => {

@@ -127,3 +127,18 @@ export function textOf(result: object): string {
   }[];
   return first?.type === "text" ? (first.text ?? "") : "";
 }
+
+/** Runs compute-mcp (against a port nothing listens on) to its exit: its status and standard error. */
+export function runToExit(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [...nodeArgs, "--base-url", "http://127.0.0.1:9", ...args], {
+      env: { PATH: process.env.PATH ?? "", COMPUTE_API_KEY: keys.alice, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once("exit", (code) => resolve({ code, stderr }));
+  });
+}

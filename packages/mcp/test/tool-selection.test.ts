@@ -3,7 +3,6 @@
  * client over stdio and Streamable HTTP, against the real stub. tools/list lists exactly what the flags say, a
  * tool left out cannot be called, and an unknown name stops compute-mcp before it starts (exit status 2).
  */
-import { spawn } from "node:child_process";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -11,7 +10,7 @@ import {
   connectStdio,
   keys,
   killStarted,
-  nodeArgs,
+  runToExit,
   startHttp,
   startStub,
   type TestStub,
@@ -85,6 +84,10 @@ describe.each(transports)("choosing the tools over $name", { timeout: 240_000 },
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(want);
+      // The instructions name these tools, and the statuses of their operations only.
+      const instructions = client.getInstructions() ?? "";
+      expect(instructions).toMatch(new RegExp(`operation of its OpenAPI document: ${want[0]} \\(`));
+      expect(instructions.includes("404 nothing has")).toBe(want.includes("updateClusterMachine"));
       for (const tool of tools)
         if (env.COMPUTE_MCP_READ_ONLY || args.includes("--read-only"))
           expect(tool.annotations?.readOnlyHint).toBe(true);
@@ -108,25 +111,11 @@ describe.each(transports)("choosing the tools over $name", { timeout: 240_000 },
 });
 
 describe("an unknown tool name", () => {
-  /** Runs compute-mcp to its exit; its status and standard error. */
-  const run = (args: string[], env: Record<string, string> = {}) =>
-    new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [...nodeArgs, "--base-url", "http://127.0.0.1:9", ...args], {
-        env: { PATH: process.env.PATH ?? "", COMPUTE_API_KEY: keys.alice, ...env },
-        stdio: ["ignore", "ignore", "pipe"],
-      });
-      let stderr = "";
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.once("exit", (code) => resolve({ code, stderr }));
-    });
-
   it.each([
     ["as a flag", ["--tools", "searchResources,deleteEverything"], {}],
     ["in COMPUTE_MCP_TOOLS", [], { COMPUTE_MCP_TOOLS: "searchResources,deleteEverything" }],
   ])("%s refuses to start, naming it (exit status 2)", { timeout: 60_000 }, async (_name, args, env) => {
-    const { code, stderr } = await run(args, env);
+    const { code, stderr } = await runToExit(args, env);
     expect(code).toBe(2);
     expect(stderr).toMatch(
       /unknown tool 'deleteEverything'; the tools are createApiKey, searchResources, updateClusterMachine/,
@@ -134,7 +123,7 @@ describe("an unknown tool name", () => {
   });
 
   it("--tools naming only tools --read-only leaves out refuses to start", { timeout: 60_000 }, async () => {
-    const { code, stderr } = await run(["--tools", "createApiKey", "--read-only"]);
+    const { code, stderr } = await runToExit(["--tools", "createApiKey", "--read-only"]);
     expect(code).toBe(2);
     expect(stderr).toMatch(/no tool left: --read-only leaves out createApiKey/);
   });

@@ -7,6 +7,7 @@ import { loadSpec, type OpenApiDocument, specOperations } from "@compute-api/con
 import { describe, expect, it } from "vitest";
 import { deriveTools, type McpTool, toolsFileText } from "../src/derive-tools.js";
 import { toolTable, withToolTable } from "../src/readme-tools.js";
+import { maxDescriptionLength } from "../src/tool-description.js";
 import { generatedTools } from "../src/tools.js";
 
 const byName = (name: string): McpTool => {
@@ -96,12 +97,14 @@ describe("the generated tools", () => {
       minProperties: 3,
       properties: {
         id: { pattern: "^[A-Za-z0-9][A-Za-z0-9._~-]*$", maxLength: 128, examples: ["cm-alpha-01"] },
-        powerState: { not: { const: "MACHINE_POWER_STATE_UNSPECIFIED" } },
+        // The shared enum without the value the request's `not` refuses.
+        powerState: { enum: ["ON", "OFF", "POWERING_ON", "POWERING_OFF", "REBOOTING"] },
+        state: { enum: ["CREATING", "ACTIVE", "DELETING", "FAILED"] },
         priceHr: { additionalProperties: false, properties: { value: { maxLength: 64 } } },
         volumeIds: { maxItems: 64, uniqueItems: true },
       },
     });
-    expect(JSON.stringify(update)).not.toContain("$ref");
+    expect(JSON.stringify(update)).not.toMatch(/\$ref|"not"/);
     expect(byName("createApiKey").inputSchema.properties).toMatchObject({
       apikeyId: { minLength: 4, maxLength: 63, pattern: "^[a-z0-9-]+$" },
     });
@@ -111,14 +114,45 @@ describe("the generated tools", () => {
     });
   });
 
-  it("describe the rules an agent needs, and return the 200 schema without OpenAPI's own keywords", () => {
+  it("return the 200 schema without OpenAPI's own keywords", () => {
     const search = byName("searchResources");
-    expect(search.description).toMatch(/^Search accessible resources\n\nSearches the resources the caller can access/);
-    expect(search.description).toMatch(/\*\*Score\.\*\* Each term scores its best match: 100/);
     expect(search.outputSchema).toMatchObject({ type: "object", required: ["results"] });
     const text = JSON.stringify(search.outputSchema);
     expect(text).not.toMatch(/"discriminator"|"int32"|#\/components\//);
     expect(Object.keys(search.outputSchema?.$defs as object)).toContain("ClusterSearchResult");
+  });
+
+  // The search's description was 2,696 characters: the spec's whole description with its line breaks, the cost
+  // rationale of the term limit, and the eleven statuses that every tool repeated.
+  it.each(generatedTools().tools.map(({ tool }) => [tool.name, tool.description] as const))(
+    "describe %s for an agent in at most 1,500 characters, without line breaks inside a paragraph or statuses",
+    (_name, description) => {
+      expect(description.length).toBeLessThanOrEqual(maxDescriptionLength);
+      expect(maxDescriptionLength).toBe(1500);
+      expect(description).not.toMatch(/[^\n]\n(?!\n)/);
+      expect(description).not.toMatch(/\b(401|413|415|502|504)\b|cost/);
+    },
+  );
+
+  it("say what an agent needs to call the search right", () => {
+    const search = byName("searchResources").description;
+    expect(search).toMatch(/One term `type:<resourceType>` keeps one type: `billingAccount`, `cluster`/);
+    expect(search).toMatch(/At most one `type:` term and 8 others\./);
+    expect(search).toMatch(/at most 100 and without pages: narrow the query/);
+    expect(search).toMatch(/A cluster's `machines` are its cluster machines/);
+  });
+
+  it("of an operation without x-mcp are its summary and description, its lines joined; a long one is refused", () => {
+    const spec = structuredClone(loadSpec()) as OpenApiDocument & { paths: Record<string, Record<string, unknown>> };
+    const create = spec.paths["/v1/api-keys"]?.post as Record<string, unknown>;
+    delete create["x-mcp"];
+    create.description = "First line\nsecond line.\n\nSecond paragraph.";
+    const tool = deriveTools(spec).tools.find((t) => t.tool.name === "createApiKey")?.tool;
+    expect(tool?.description).toBe("Create an API key\n\nFirst line second line.\n\nSecond paragraph.");
+    create.description = "x".repeat(1500);
+    expect(() => deriveTools(spec)).toThrow(
+      /^createApiKey \(POST \/v1\/api-keys\): the tool's description has 1519 characters, more than 1500; give the operation a shorter x-mcp\.description/,
+    );
   });
 
   it("change when the spec does", () => {

@@ -36,10 +36,8 @@ export function stateRoutes(
   spec: OpenApiDocument,
   body: (req: Request, res: Response) => Promise<unknown>,
 ): [string, Endpoint][] {
-  const summary = () => {
-    const { users } = store.snapshot();
-    return { resourceCount: store.resourceCount, userIds: users.map((u) => u.id) };
-  };
+  // Read from the store, never from a snapshot: a session's reset must not copy a state it shares.
+  const summary = () => ({ resourceCount: store.resourceCount, userIds: store.userIds });
   return [
     [
       "/reset",

@@ -7,15 +7,20 @@ import { loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import type { Fixtures } from "@compute-api/fixtures";
 import { createLogger, type Logger } from "@compute-api/runtime";
 import { createComputeServer, type HandlerInput, type Handlers, type OperationId } from "@compute-api/server";
-import type { Express, RequestHandler } from "express";
+import type { Express, Request, RequestHandler } from "express";
 import { adminRoutes } from "./admin.js";
+import { httpAnswers } from "./admin-answers.js";
 import { type ExampleOperation, exampleAnswer, exampleOperations } from "./example-answers.js";
-import { createFaults, type FaultOptions, type Faults, InjectedError } from "./faults.js";
+import { checkedFaultOptions, documentedStatuses } from "./fault-scenarios.js";
+import { createFaults, type FaultOptions, InjectedError } from "./faults.js";
 import { type ForwardOptions, startForwarding } from "./forward.js";
 import { defaultJournalSize, Journal } from "./journal.js";
 import { journalRecorder } from "./journal-http.js";
 import { metaRoutes } from "./meta-routes.js";
-import type { User } from "./store/store.js";
+import { operationFinder } from "./operation-of.js";
+import { requestSessions } from "./request-sessions.js";
+import { StubSessions } from "./sessions.js";
+import type { Store, User } from "./store/store.js";
 import { storeOperations } from "./store-operations.js";
 import { createStubStore } from "./stub-store.js";
 
@@ -38,7 +43,10 @@ export interface StubOptions {
    * caller's Accept-Encoding allows, bodies of 1 KiB or more), so that client developers can test their decoding.
    */
   compress?: boolean;
-  /** Faults to inject: the run's (`faults`, `latencyMs`, `drop`, `rateLimit`, `seed`) and whether `Prefer` is honoured (default yes). */
+  /**
+   * Faults to inject: the run's (`faults`, `latencyMs`, `drop`, `rateLimit`, `seed`), the operations' `scenarios`,
+   * the `retryAfterSeconds` of injected 429s and 503s, and whether `Prefer` is honoured (default yes).
+   */
   faults?: FaultOptions;
   /**
    * The admin API under `/__stub/` (reset, snapshot, restore, load, the request journal, the faults at run time):
@@ -89,13 +97,35 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
   const spec = options.spec ?? loadSpec();
   const store = createStubStore(options, spec);
   const admin = options.admin ?? {};
-  const faults = createFaults(options.faults ?? {}, { changeable: admin !== false });
-  // The journal only where the admin API can read it; its recorder is the first of the API's middleware.
-  const journal = admin === false ? undefined : new Journal(options.journalSize ?? defaultJournalSize);
+  const startFaults = checkedFaultOptions(options.faults ?? {}, documentedStatuses(spec));
+  // The journal, the stubbed answers and the test sessions only where the admin API can read them (sessions.ts).
+  const journalSize = options.journalSize ?? defaultJournalSize;
+  const journal = admin === false ? undefined : new Journal(journalSize);
+  const stubbed = admin === false ? undefined : httpAnswers(spec);
+  const sessions =
+    stubbed === undefined
+      ? undefined
+      : requestSessions(new StubSessions(store, { faults: startFaults, journalSize, answers: stubbed.create }));
+  const faults = createFaults(startFaults, {
+    changeable: admin !== false,
+    rulesOf: (req) => sessions?.known(req)?.faults,
+  });
   const token = admin === false ? undefined : admin.token;
+  // The journal's recorder is the first of the API's middleware; a session's requests go to its own journal.
+  const userOf = (of: Store) => (key: string) => of.authenticate(key)?.id;
   const recorder =
     journal && journal.size > 0
-      ? journalRecorder(journal, (text) => store.authenticate(text) !== undefined, token)
+      ? journalRecorder(
+          { journal, userOf: userOf(store) },
+          {
+            adminToken: token,
+            operationOf: operationFinder(spec),
+            targetOf: (req) => {
+              const session = sessions?.known(req);
+              return session && { journal: session.journal, userOf: userOf(session.store) };
+            },
+          },
+        )
       : undefined;
   const logger = options.logger ?? createLogger({ level: "silent" });
   const implemented = storeOperations(store);
@@ -113,27 +143,42 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
   const server = await createComputeServer<User>({
     spec,
     logger,
+    // The user of the request's session carries that session's state to the operation (store/state-view.ts).
     authenticate: (token, request) => {
-      const user = store.authenticate(token);
+      const user = (sessions?.known(request)?.store ?? store).authenticate(token);
       if (user) recorder?.noteUser(request, user.id);
       return user;
     },
     // The operations the MSW handlers call too (store-operations.ts); the others from the spec's examples.
-    handlers: { ...exampleHandlers(examples, faults), ...implemented } as Handlers<User>,
+    handlers: {
+      ...exampleHandlers(examples, (request) => sessions?.known(request)?.faults.options() ?? faults.settings()),
+      ...implemented,
+    } as Handlers<User>,
     responses: "enforce",
     cors: corsOrigins,
     compress: options.compress ?? false,
     // The spec's YAML and its HTML reference, beside the server's /healthz and /openapi.json.
     routes: metaRoutes(),
     // The admin API, which no web page may use: before CORS, so that it never carries CORS headers.
-    ...(journal ? { adminRoutes: adminRoutes({ store, journal, faults, spec, token, guard }) } : {}),
-    // The run's faults on /v1: latency, dropped connections, injected statuses (--latency, --drop, --faults);
-    // then, per key and per request, before any state is touched: the rate limit and the caller's `Prefer`. What the
-    // data does not hold is forwarded (--forward) before the faults: the backend's answers are its own.
-    beforeValidation: [recorder?.middleware, forwarding?.middleware, faults.beforeValidation].filter(
+    ...(journal && stubbed
+      ? {
+          adminRoutes: adminRoutes({ store, journal, faults, spec, token, guard, answers: stubbed.answers, sessions }),
+        }
+      : {}),
+    // The request's test session (X-Stub-Session); what its data does not hold is forwarded (--forward) before the
+    // faults, the backend's answers being its own; then the run's faults on /v1: latency, dropped connections,
+    // injected statuses (--latency, --drop, --faults); then, per key and per request, before any state is touched:
+    // the operation's scenario, the rate limit and the caller's `Prefer`.
+    beforeValidation: [
+      recorder?.middleware,
+      sessions?.middleware,
+      forwarding?.middleware,
+      faults.beforeValidation,
+    ].filter((handler): handler is RequestHandler => handler !== undefined),
+    // Then a stubbed answer (the request's session's, or the stub's own), in place of the operation.
+    beforeHandlers: [faults.afterValidation, stubbed?.middleware((req) => sessions?.known(req)?.answers)].filter(
       (handler): handler is RequestHandler => handler !== undefined,
     ),
-    beforeHandlers: faults.afterValidation ? [faults.afterValidation] : [],
     isExpectedError: (error) => error instanceof InjectedError,
   }).catch(async (error: unknown) => {
     // A server that does not start releases the backend connections and the recording's file.
@@ -147,12 +192,18 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
   return { app: server.app, close, drain: () => server.drain() };
 }
 
-/** Handlers that answer from the spec's examples, reading `Prefer: example=` unless the stub ignores `Prefer`. */
-function exampleHandlers(examples: ExampleOperation[], faults: Faults): Record<string, unknown> {
+/**
+ * Handlers that answer from the spec's examples, reading `Prefer: example=` unless the request's fault settings
+ * ignore `Prefer`.
+ */
+function exampleHandlers(
+  examples: ExampleOperation[],
+  settingsOf: (request: Request) => FaultOptions,
+): Record<string, unknown> {
   const handlers: Record<string, (input: HandlerInput<OperationId, User>) => unknown> = {};
   for (const operation of examples) {
     handlers[operation.operationId] = ({ request, response }) => {
-      const prefer = faults.settings().prefer === false ? undefined : request.headers.prefer;
+      const prefer = settingsOf(request).prefer === false ? undefined : request.headers.prefer;
       const { body, applied } = exampleAnswer(operation, prefer);
       if (applied) response.append("Preference-Applied", applied);
       return body;

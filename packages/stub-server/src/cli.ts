@@ -21,8 +21,9 @@ import {
 } from "@compute-api/server/cli";
 import { type Command, Option } from "commander";
 import { adminPrefix } from "./admin.js";
-import { faultList, latencyRange, percent, requestRate } from "./cli-flags.js";
+import { faultList, latencyRange, percent, requestRate, scenarioList } from "./cli-flags.js";
 import { type ForwardFlags, forwardFlagsProblem, forwardOptions } from "./cli-forward.js";
+import { maxRetryAfterSeconds, type Scenarios } from "./fault-scenarios.js";
 import type { FaultOptions } from "./faults.js";
 import { type RunningStub, startServer } from "./server.js";
 
@@ -63,6 +64,16 @@ function program(io: CliIo): Command {
           "requests allowed per API key, such as 20/s; over it: 429 with Retry-After",
         ).argParser(requestRate),
         new Option(
+          "--scenario <steps>",
+          "answer an operation's next calls in steps, such as searchResources=503x2,200 (503 twice, then its own answer); repeatable",
+        ).argParser(scenarioList),
+        new Option(
+          "--retry-after <seconds>",
+          "the Retry-After of injected 429 and 503 answers (--faults, --scenario, Prefer: code=); 0 lets retries run at once",
+        )
+          .default(1)
+          .argParser(integerFlag(0, maxRetryAfterSeconds)),
+        new Option(
           "--no-prefer",
           "ignore the callers' Prefer header (code=…, latency=…), which is honoured by default",
         ),
@@ -87,6 +98,7 @@ function program(io: CliIo): Command {
         'COMPUTE_API_KEY="$KEY" compute-stub -p 4020 --compress',
         "compute-stub --generate 100000 --seed 7",
         "compute-stub --faults 429=2%,503=1% --latency 20-200 --drop 0.5% --rate-limit 20/s",
+        "compute-stub --scenario searchResources=503x2,200 --retry-after 0   # 503 twice, then the search's answer",
         'COMPUTE_STUB_ADMIN_TOKEN="$ADMIN_TOKEN" compute-stub --host 0.0.0.0   # beyond this machine, the admin API only with a token',
         "compute-stub --forward https://compute.internal --record mine.yaml   # what the data does not hold: the real service",
       ],
@@ -107,6 +119,8 @@ interface Flags extends ServerFlags, DataFlags, ForwardFlags {
   latency?: { min: number; max: number };
   drop?: number;
   rateLimit?: number;
+  scenario?: Scenarios;
+  retryAfter: number;
   prefer: boolean;
   adminToken?: string;
   admin: boolean;
@@ -163,6 +177,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
         ...(flags.latency ? { latencyMs: flags.latency } : {}),
         ...(flags.drop !== undefined ? { drop: flags.drop } : {}),
         ...(flags.rateLimit !== undefined ? { rateLimit: flags.rateLimit } : {}),
+        ...(flags.scenario ? { scenarios: flags.scenario } : {}),
+        retryAfterSeconds: flags.retryAfter,
       },
       ...(flags.forward === undefined
         ? {}

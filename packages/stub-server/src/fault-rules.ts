@@ -8,6 +8,7 @@
 import { ApiError, catalogueError, invalidRequest, reasonOfStatus } from "@compute-api/contract";
 import { seededRandom } from "@compute-api/fixtures/data";
 import { hashApiKey } from "@compute-api/rules";
+import { ScenarioProgress, type Scenarios } from "./fault-scenarios.js";
 
 /** The faults of a run. */
 export interface FaultOptions {
@@ -23,6 +24,13 @@ export interface FaultOptions {
   seed?: number;
   /** Honour the callers' `Prefer` header (default true). */
   prefer?: boolean;
+  /**
+   * The `Retry-After` (and RetryInfo) of an injected 429 or 503 — of `faults`, `scenarios` and `Prefer: code=` — in
+   * seconds; default 1, and 0 lets a test's retries run at once. The rate limit's 429 says the wait it means.
+   */
+  retryAfterSeconds?: number;
+  /** Scenarios by operationId (`*`: any other operation): the answers of its next calls, in steps (fault-scenarios.ts). */
+  scenarios?: Scenarios;
 }
 
 /** The longest `Prefer: latency` honoured, in ms, so that no caller can hold a connection for long. */
@@ -93,8 +101,8 @@ export function parsePrefer(header: string | string[] | undefined): Map<string, 
 export const badPrefer = (description: string) =>
   invalidRequest([{ field: "header.prefer", description, reason: "prefer" }]);
 
-/** A run's fault outside the handler: the connection dropped, or an injected status; `name` is the log line's. */
-export type RunFault = { name: "drop"; error?: undefined } | { name: string; error: ApiError };
+/** A fault outside the handler: an injected status, or (without `error`) the connection dropped; `name` is the log line's. */
+export type RunFault = { name: string; error?: ApiError | undefined };
 
 /** What a `Prefer` header gives: a refusal (400), or its `Preference-Applied`, a delay and maybe an injected status. */
 export type PreferDecision =
@@ -113,11 +121,21 @@ export interface FaultRules {
   latency(): number | undefined;
   /** The run's drop or injected status for the next request (draws), or undefined. */
   runFault(): RunFault | undefined;
+  /**
+   * The step of its operation's scenario for this call of an operation, counted: an injected status, a drop, or
+   * undefined for the operation's own answer (no scenario, a 2xx step, or the steps used up).
+   */
+  scenario(operationId: string): RunFault | undefined;
+  /** Whether any scenario is set. */
+  hasScenarios(): boolean;
   /** The rate limit's 429 for a request with this bearer token (undefined when under the limit, or without one). */
   rateLimit(token: string | undefined): ApiError | undefined;
   /** What a `Prefer` header asks, given the statuses the operation documents; undefined when nothing (or ignored). */
   prefer(header: string | string[] | undefined, documented: () => string[]): PreferDecision | undefined;
-  /** Replaces the settings: a new `seed` starts its sequence again; buckets start full when the limit changes. */
+  /**
+   * Replaces the settings: a new `seed` starts its sequence again; buckets start full when the limit changes; every
+   * scenario starts again from its first step.
+   */
   set(options: FaultOptions): void;
 }
 
@@ -126,6 +144,8 @@ export function createFaultRules(initial: FaultOptions): FaultRules {
   let options = initial;
   let next = seededRandom(options.seed ?? 1);
   const buckets = new Map<string, { tokens: number; at: number }>();
+  const progress = new ScenarioProgress();
+  const retryAfter = () => options.retryAfterSeconds ?? 1;
   const runsFaults = () =>
     options.latencyMs !== undefined ||
     Boolean(options.drop) ||
@@ -145,12 +165,21 @@ export function createFaultRules(initial: FaultOptions): FaultRules {
       if (faults.length > 0) {
         let draw = next();
         for (const { status, share } of faults) {
-          if (draw < share) return { name: String(status), error: injectedError(status, `--faults ${status}`) };
+          if (draw < share)
+            return { name: String(status), error: injectedError(status, `--faults ${status}`, retryAfter()) };
           draw -= share;
         }
       }
       return undefined;
     },
+    scenario(operationId) {
+      const step = progress.next(options.scenarios, operationId);
+      if (step?.drop) return { name: "scenario drop" };
+      if (step?.status === undefined || step.status < 300) return undefined;
+      const why = `the scenario of ${operationId in (options.scenarios ?? {}) ? operationId : "every operation"}`;
+      return { name: `scenario ${step.status}`, error: injectedError(step.status, why, retryAfter()) };
+    },
+    hasScenarios: () => options.scenarios !== undefined && Object.keys(options.scenarios).length > 0,
     rateLimit(bearer) {
       const rate = options.rateLimit;
       if (rate === undefined) return undefined;
@@ -170,41 +199,51 @@ export function createFaultRules(initial: FaultOptions): FaultRules {
       bucket.tokens -= 1;
       return undefined;
     },
-    prefer(header, documented) {
-      if (options.prefer === false || header === undefined) return undefined;
-      // Refused rather than ignored: a caller who asked for a fault and got a 200 would not know why.
-      const length = Array.isArray(header) ? header.join(",").length : header.length;
-      if (length > maxPreferLength)
-        return { refused: badPrefer(`is ${length} characters long; the stub reads at most ${maxPreferLength}`) };
-      const preferences = parsePrefer(header);
-      const applied: string[] = [];
-      const latency = preferences.get("latency");
-      if (latency !== undefined) {
-        if (!/^\d+$/.test(latency) || Number(latency) > maxPreferLatencyMs)
-          return { refused: badPrefer(`latency must be a whole number of milliseconds up to ${maxPreferLatencyMs}`) };
-        applied.push(`latency=${latency}`);
-      }
-      const code = preferences.get("code");
-      if (code !== undefined) {
-        const statuses = documented();
-        if (!statuses.includes(code))
-          return {
-            refused: badPrefer(`code=${code} is not a status this operation documents (${statuses.join(", ")})`),
-          };
-        applied.push(`code=${code}`);
-      }
-      return {
-        applied: applied.length > 0 ? applied.join(", ") : undefined,
-        delayMs: latency === undefined ? undefined : Number(latency),
-        // A 2xx asked for is the operation's own answer; any other status is injected, before the handler.
-        injected:
-          code !== undefined && !code.startsWith("2") ? injectedError(Number(code), `Prefer: code=${code}`) : undefined,
-      };
-    },
+    prefer: (header, documented) => preferOf(options, header, documented),
     set(changed) {
       if (changed.seed !== options.seed) next = seededRandom(changed.seed ?? 1);
       if (changed.rateLimit !== options.rateLimit) buckets.clear();
+      progress.restart();
       options = structuredClone(changed);
     },
+  };
+}
+
+/** What a `Prefer` header asks under these settings, given what the operation documents (`FaultRules.prefer`). */
+function preferOf(
+  options: FaultOptions,
+  header: string | string[] | undefined,
+  documented: () => string[],
+): PreferDecision | undefined {
+  if (options.prefer === false || header === undefined) return undefined;
+  // Refused rather than ignored: a caller who asked for a fault and got a 200 would not know why.
+  const length = Array.isArray(header) ? header.join(",").length : header.length;
+  if (length > maxPreferLength)
+    return { refused: badPrefer(`is ${length} characters long; the stub reads at most ${maxPreferLength}`) };
+  const preferences = parsePrefer(header);
+  const applied: string[] = [];
+  const latency = preferences.get("latency");
+  if (latency !== undefined) {
+    if (!/^\d+$/.test(latency) || Number(latency) > maxPreferLatencyMs)
+      return { refused: badPrefer(`latency must be a whole number of milliseconds up to ${maxPreferLatencyMs}`) };
+    applied.push(`latency=${latency}`);
+  }
+  const code = preferences.get("code");
+  if (code !== undefined) {
+    const statuses = documented();
+    if (!statuses.includes(code))
+      return {
+        refused: badPrefer(`code=${code} is not a status this operation documents (${statuses.join(", ")})`),
+      };
+    applied.push(`code=${code}`);
+  }
+  return {
+    applied: applied.length > 0 ? applied.join(", ") : undefined,
+    delayMs: latency === undefined ? undefined : Number(latency),
+    // A 2xx asked for is the operation's own answer; any other status is injected, before the handler.
+    injected:
+      code !== undefined && !code.startsWith("2")
+        ? injectedError(Number(code), `Prefer: code=${code}`, options.retryAfterSeconds ?? 1)
+        : undefined,
   };
 }

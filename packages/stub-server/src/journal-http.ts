@@ -41,7 +41,7 @@ function redact<T>(value: T, isKey: (text: string) => boolean, secrets: readonly
 }
 
 /** The query pairs as sent, a repeated name's values in order. */
-function queryOf(search: string): Record<string, string | string[]> {
+export function queryOf(search: string): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of new URLSearchParams(search)) {
     const had = query[name];
@@ -78,6 +78,8 @@ export interface AnsweredRequest {
   fault?: unknown;
   /** Forwarded to the real backend (`--forward`). */
   forwarded?: boolean | undefined;
+  /** The id of the stubbed answer it got. */
+  answerId?: string | undefined;
 }
 
 /**
@@ -128,17 +130,33 @@ export function journalEntry(
   if (violations && violations.length > 0) entry.violations = redact(violations, isKey, secrets) as typeof violations;
   if (answered.fault !== undefined) entry.fault = String(answered.fault);
   if (answered.forwarded) entry.forwarded = true;
+  if (answered.answerId !== undefined) entry.answerId = answered.answerId;
   return entry;
 }
 
+/** Where a request's entry goes: a journal, and who a key of its store acts for (undefined: no key of it). */
+export interface JournalTarget {
+  journal: Journal;
+  userOf(key: string): string | undefined;
+}
+
+/** Options of {@link journalRecorder}. */
+export interface RecorderOptions {
+  /** The stub's admin token, redacted wherever a request carries it. */
+  adminToken?: string | undefined;
+  /** The operation of a request a fault answered before it was routed, by its method and path. */
+  operationOf?: (method: string, path: string) => string | undefined;
+  /** Where a request of a test session is noted instead of the stub's own journal: its session's. */
+  targetOf?: (req: Request) => JournalTarget | undefined;
+}
+
 /**
- * Creates the recorder of a journal. `isStubKey` tells whether a string is a key of the stub (its SHA-256 is one
- * the store knows); `adminToken` is the stub's admin token, if any.
+ * Creates the recorder of the stub's journal (`own`, with the keys of the stub's store). A request a fault answered
+ * before validation is named by `operationOf` and its key's user, for a test that counts them.
  */
 export function journalRecorder(
-  journal: Journal,
-  isStubKey: (text: string) => boolean,
-  adminToken?: string,
+  own: JournalTarget,
+  { adminToken, operationOf, targetOf }: RecorderOptions = {},
 ): JournalRecorder {
   const users = new WeakMap<Request, string>();
   const middleware: RequestHandler = (req, res: Response, next) => {
@@ -151,7 +169,21 @@ export function journalRecorder(
       return json.call(this, body);
     };
     res.once("close", () => {
-      const record = (res.locals as { record?: RequestRecord }).record;
+      const target = targetOf?.(req) ?? own;
+      const locals = res.locals as { record?: RequestRecord; answerId?: string };
+      const record = locals.record;
+      const fault = record?.fields.fault;
+      // A forwarded request's operation is the one the gateway's routing wrote into its record.
+      let operationId =
+        (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ??
+        record?.operationId;
+      let userId = users.get(req);
+      if (fault !== undefined) {
+        // A fault before validation answered it: named as the request it was, for a test that counts them.
+        operationId ??= operationOf?.(req.method, req.path);
+        const token = userId === undefined ? bearerToken(req) : undefined;
+        if (token !== undefined) userId = target.userOf(token);
+      }
       const entry = journalEntry(
         {
           time,
@@ -162,19 +194,17 @@ export function journalRecorder(
           headers: req.headers,
           body: req.body,
           status: res.writableFinished ? res.statusCode : null,
-          // A forwarded request's operation is the one the gateway's routing wrote into its record.
-          operationId:
-            (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ??
-            record?.operationId,
-          userId: users.get(req),
+          operationId,
+          userId,
           violations,
-          fault: record?.fields.fault,
+          fault,
           forwarded: record?.fields.forwarded === true,
+          answerId: locals.answerId,
         },
-        isStubKey,
+        (text) => target.userOf(text) !== undefined,
         adminToken,
       );
-      journal.add(entry);
+      target.journal.add(entry);
     });
     next();
   };

@@ -3,6 +3,7 @@
  * sent (WireMock's request journal). What goes in is already redacted (journal-http.ts): no API key, no
  * `Authorization` value. Nothing here loads Express or a Node built-in.
  */
+import { wildcardMatch } from "./request-match.js";
 
 /** One answered request. */
 export interface JournalEntry {
@@ -31,6 +32,8 @@ export interface JournalEntry {
   fault?: string;
   /** Forwarded to the real backend (`--forward`): the backend's answer, or the gateway's refusal of it. */
   forwarded?: true;
+  /** The stubbed answer it was given (`POST /__stub/answers`), by id. */
+  answerId?: string;
 }
 
 /** What `list` keeps; each absent filter keeps every entry. */
@@ -50,32 +53,8 @@ export interface JournalFilter {
 /** The default number of entries a journal keeps. */
 export const defaultJournalSize = 1000;
 
-/**
- * Whether `text` matches `pattern`, where each `*` stands for any characters (none included). The first part must
- * start the text and the last end it; each part between is taken where it first occurs after the one before, which
- * is right for `*` alone (a later place leaves less text to the parts after it, never more). Each part is one
- * `indexOf`, so the time grows with the text and the pattern, never with their product's powers: a regular
- * expression of `.*` backtracks (`^.*a.*a.*a.*b$` on 2,000 characters ran for over an hour).
- */
-export function wildcardMatch(pattern: string, text: string): boolean {
-  const parts = pattern.split("*");
-  const first = parts[0] as string;
-  if (parts.length === 1) return text === pattern;
-  const last = parts[parts.length - 1] as string;
-  const end = text.length - last.length;
-  if (end < first.length || !text.startsWith(first) || !text.endsWith(last)) return false;
-  let at = first.length;
-  for (let i = 1; i < parts.length - 1; i++) {
-    const part = parts[i] as string;
-    const found = text.indexOf(part, at);
-    if (found < 0 || found + part.length > end) return false;
-    at = found + part.length;
-  }
-  return true;
-}
-
 /** The test of a status filter: `404` or `4xx`. */
-function statusTest(pattern: string): (status: number | null) => boolean {
+export function statusTest(pattern: string): (status: number | null) => boolean {
   const lower = pattern.toLowerCase();
   if (/^[1-5]xx$/.test(lower)) return (status) => status !== null && Math.floor(status / 100) === Number(lower[0]);
   return (status) => String(status) === pattern;

@@ -5,97 +5,13 @@
  * hold their own code to: the store (the search the Postgres example must answer alike) and the `Prefer` scanner
  * (the hostile-header suite).
  */
-import type { Fixtures } from "@compute-api/fixtures";
 import { newApiKey } from "@compute-api/rules";
-import { adminPrefix } from "./admin.js";
-import type { FaultSettings } from "./admin-faults.js";
-import type { JournalEntry, JournalFilter } from "./journal.js";
+import { connectStub, type StubHandle } from "./connect-stub.js";
 import { type ServerOptions, startServer } from "./server.js";
 
-export type { FaultSettings } from "./admin-faults.js";
+export * from "./connect-stub.js";
 export { maxPreferLength, parsePrefer } from "./faults.js";
-export type { JournalEntry, JournalFilter } from "./journal.js";
 export { Store, type User } from "./store/store.js";
-
-/** What reset, restore and load answer: the state now. */
-export interface StateSummary {
-  resourceCount: number;
-  userIds: string[];
-}
-
-/** What to load: a data set, a generated one, or the built-in data. */
-export type LoadSource = { data: Fixtures } | { generate: number; seed?: number } | { builtin: true };
-
-/** A stub and its admin API as functions; each rejects with the admin API's error body in its message. */
-export interface StubHandle {
-  /** Base URL, such as `http://127.0.0.1:41234`, for the client under test. */
-  url: string;
-  /** A key of the data's first user (`alice` in the built-in data), valid across reset, restore and load. */
-  apiKey: string;
-  /** Back to the data the stub started with (or last loaded). */
-  reset(): Promise<StateSummary>;
-  /** The whole state as a fixture file's data (keys as SHA-256 only). */
-  snapshot(): Promise<Fixtures>;
-  /** Replaces the state with a data set, such as a snapshot. */
-  restore(data: Fixtures): Promise<StateSummary>;
-  /** Replaces the state and makes it the one reset goes back to. */
-  load(source: LoadSource): Promise<StateSummary>;
-  /** The requests the stub answered, oldest first, as the journal's filter keeps them. */
-  requests(filter?: JournalFilter): Promise<JournalEntry[]>;
-  /** Empties the journal. */
-  clearRequests(): Promise<void>;
-  /** The fault settings, or changes some of them (`{ faults: "503=100%" }`; `null` turns one off). */
-  faults(change?: Partial<Record<keyof FaultSettings, unknown>>): Promise<FaultSettings>;
-  /** Stops the stub (a stub started elsewhere keeps running). */
-  close(): Promise<void>;
-}
-
-/** Where a running stub is and how to reach its admin API. */
-export interface ConnectOptions {
-  /** A key of one of its users, for `apiKey`. */
-  apiKey: string;
-  /** Its admin token, when it has one (`--admin-token`). */
-  adminToken?: string;
-}
-
-/** The admin API of a stub that runs elsewhere (a container, another process), as functions. */
-export function connectStub(url: string, { apiKey, adminToken }: ConnectOptions): StubHandle {
-  const base = url.replace(/\/+$/, "");
-  async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = {};
-    if (adminToken !== undefined) headers.authorization = `Bearer ${adminToken}`;
-    // Every write says JSON, with a body or without one: the admin API refuses any other (a web page's simple request).
-    if (method !== "GET") headers["content-type"] = "application/json";
-    const response = await fetch(`${base}${adminPrefix}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${adminPrefix}${path} answered ${response.status}: ${text}`);
-    return JSON.parse(text) as T;
-  }
-  return {
-    url: base,
-    apiKey,
-    reset: () => admin("POST", "/reset"),
-    snapshot: () => admin("GET", "/snapshot"),
-    restore: (data) => admin("POST", "/restore", data),
-    load: (source) => admin("POST", "/load", source),
-    requests: async (filter = {}) => {
-      const query = new URLSearchParams(
-        Object.entries(filter).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
-      );
-      const search = query.toString() === "" ? "" : `?${query}`;
-      return (await admin<{ requests: JournalEntry[] }>("GET", `/requests${search}`)).requests;
-    },
-    clearRequests: async () => {
-      await admin("DELETE", "/requests");
-    },
-    faults: (change) => (change === undefined ? admin("GET", "/faults") : admin("PATCH", "/faults", change)),
-    close: async () => {},
-  };
-}
 
 /** Options of `startStub`: the stub's (`fixtures`, `faults`, `apiKeys`, …); it listens on 127.0.0.1, port 0 by default. */
 export type StartStubOptions = Omit<ServerOptions, "admin"> & {

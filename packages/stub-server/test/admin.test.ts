@@ -43,7 +43,8 @@ describe("GET /__stub/", () => {
     );
     for (const [method, path] of adminEndpoints) {
       const answer = await admin(s, method, path.slice("/__stub".length), method === "POST" ? {} : undefined);
-      expect([200, 400], `${method} ${path}`).toContain(answer.status);
+      // An endpoint of one item (`/answers/{id}`) answers 404 for an id that is not there.
+      expect(path.includes("{") ? [404] : [200, 400], `${method} ${path}`).toContain(answer.status);
     }
   });
 
@@ -304,6 +305,8 @@ describe("/__stub/faults", () => {
       rateLimit: null,
       prefer: true,
       seed: 1,
+      retryAfter: 1,
+      scenarios: null,
     });
     const changed = await admin(s, "PATCH", "/faults", { faults: "503=100%", latency: null });
     expect(changed.body).toMatchObject({ faults: "503=100%", latency: null });

@@ -1,6 +1,6 @@
 /** The journal's path filter: `*` for any characters, matched without backtracking. */
 import { describe, expect, it } from "vitest";
-import { wildcardMatch } from "../src/journal.js";
+import { wildcardMatch } from "../src/request-match.js";
 
 describe("wildcardMatch", () => {
   const long = `/${"a".repeat(2000)}`;

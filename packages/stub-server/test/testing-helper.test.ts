@@ -113,13 +113,18 @@ describe("the README's examples, run as written", () => {
     ["file: examples/testing/vitest.global-setup.ts", "vitest.global-setup.ts"],
     ["file: examples/testing/stub.test.ts", "stub.test.ts"],
     ["file: examples/testing/in-one-file.test.ts", "in-one-file.test.ts"],
+    ["file: examples/testing/answers.test.ts", "answers.test.ts"],
+    ["file: examples/testing/another-file.test.ts", "another-file.test.ts"],
     ["file: examples/testing/jest.global-setup.mjs", "jest.global-setup.mjs"],
     ["file: examples/testing/jest.global-teardown.mjs", "jest.global-teardown.mjs"],
+    ["file: examples/testing/jest.config.cjs", "jest.config.cjs"],
+    ["file: examples/testing/stub.test.cjs", "stub.test.cjs"],
+    ["file: examples/testing/stub.test.mjs", "stub.test.mjs"],
   ])("the README shows %s as it is", (marker, file) => {
     expect(blockAfter(marker)).toBe(readFileSync(join(examples, file), "utf8"));
   });
 
-  it("the vitest examples pass under a vitest of their own, the global setup's stub included", async () => {
+  it("the vitest examples pass under a vitest of their own, the global setup's stub shared by files in parallel in sessions", async () => {
     const config = join(mkdtempSync(join(tmpdir(), "stub-vitest-")), "vitest.config.ts");
     // As in a project of your own, except that here the packages resolve to their sources.
     // The repository's own vitest set-up (its packages resolve to their sources), on the examples' folder instead of
@@ -151,7 +156,7 @@ export default {
       numPassedTests: number;
       numFailedTests: number;
     };
-    expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 4, failed: 0 });
+    expect({ passed: report.numPassedTests, failed: report.numFailedTests }).toEqual({ passed: 7, failed: 0 });
   }, 900_000);
 
   it("the Jest global setup starts a stub the tests reach through process.env, and the teardown stops it", async () => {

@@ -13,4 +13,4 @@ export {
 } from "./error-body.js";
 export { everyOperation } from "./every-operation.js";
 export { freePort, type Listening, listenLocal } from "./listen-local.js";
-export { childrenOf, groupAlive, isRunning, killGroup } from "./processes.js";
+export { acceptedConnections, childrenOf, groupAlive, isRunning, killGroup } from "./processes.js";

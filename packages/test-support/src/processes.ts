@@ -2,7 +2,7 @@
  * The state of the processes a suite started, as /proc tells it, to check that none outlives its stop (nginx's
  * master and workers, PostgreSQL's postmaster and backends, the project's commands).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /** The live (not zombie) children of `pid`, from /proc. */
 export function childrenOf(pid: number): number[] {
@@ -50,4 +50,43 @@ export function groupAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * How many established TCP connections to local `port` the process `pid` holds: those it has accepted (a connection
+ * still in the kernel's queue is no socket of the process yet, and a server that stops listening drops it), from
+ * /proc/`pid`/fd and /proc/net/tcp{,6}.
+ */
+export function acceptedConnections(pid: number, port: number): number {
+  const inodes = new Set<string>();
+  let fds: string[] = [];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return 0;
+  }
+  for (const fd of fds) {
+    try {
+      const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (socket?.[1]) inodes.add(socket[1]);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  let count = 0;
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let lines: string[];
+    try {
+      lines = readFileSync(table, "utf8").split("\n").slice(1);
+    } catch {
+      continue;
+    }
+    for (const line of lines) {
+      // sl local_address rem_address st … inode: the state 01 is ESTABLISHED, the port hexadecimal.
+      const [, local, , state, , , , , , inode] = line.trim().split(/\s+/);
+      if (local === undefined || inode === undefined || state !== "01") continue;
+      if (Number.parseInt(local.slice(local.lastIndexOf(":") + 1), 16) === port && inodes.has(inode)) count++;
+    }
+  }
+  return count;
 }

@@ -533,17 +533,38 @@ async function clusterAsSearched(url: string, projectId: string, clusterId: stri
 }
 
 /** A machine as its cluster in search shows it. */
-async function machineAsSearched(url: string, projectId: string, id: string, clusterId: string): Promise<unknown> {
+export async function machineAsSearched(
+  url: string,
+  projectId: string,
+  id: string,
+  clusterId: string,
+): Promise<unknown> {
   return (await clusterAsSearched(url, projectId, clusterId)).machines?.find((m) => m.id === id);
 }
 
-/** A machine as a PATCH that sets its own state again answers with it. */
-async function machineAsPatched(url: string, projectId: string, id: string): Promise<unknown> {
+/** What a PATCH can set again to change nothing. */
+type Settable = { state?: string; powerState?: string; volumeIds?: string[] };
+
+/**
+ * A PATCH body that sets a field of the machine to the value it has. The spec refuses `STATE_UNSPECIFIED` and
+ * `MACHINE_POWER_STATE_UNSPECIFIED` as targets, which a machine no write reached may have (cm-gamma-01 has both);
+ * its list of volumes can always be given again.
+ */
+function noOpPatch(current: Settable | undefined): Settable {
+  if (current?.state && current.state !== "STATE_UNSPECIFIED") return { state: current.state };
+  if (current?.powerState && current.powerState !== "MACHINE_POWER_STATE_UNSPECIFIED")
+    return { powerState: current.powerState };
+  if (current?.volumeIds) return { volumeIds: current.volumeIds };
+  throw new Error(`no PATCH leaves the machine ${JSON.stringify(current)} as it is`);
+}
+
+/** A machine as a PATCH that sets one of its fields to the value it has answers with it. */
+export async function machineAsPatched(url: string, projectId: string, id: string): Promise<unknown> {
   const reader = facts.readerOf(projectId) ?? "alice";
   const current = (await machineAsSearched(url, projectId, id, facts.machine(projectId, id)?.clusterId ?? "")) as
-    | { state?: string; powerState?: string }
+    | Settable
     | undefined;
-  const body = current?.state ? { state: current.state } : { powerState: current?.powerState ?? "ON" };
+  const body = noOpPatch(current);
   const answer = await send(url, {
     method: "PATCH",
     path: `/v1/projects/${projectId}/cluster-machines/${id}`,

@@ -106,13 +106,11 @@ describe.skipIf(skipWithoutPostgres())("the pg.Pool adapter on PostgreSQL", () =
   it("a statement whose signal fires is cancelled on the server: 504, and gone from pg_stat_activity", async () => {
     const db = open();
     const controller = new AbortController();
-    const answer = answerOf(db.query("SELECT pg_sleep(30) -- cancel-me-1", [], { signal: controller.signal }));
+    // The statement would run longer than the test may take: an answer at all is the cancellation's.
+    const answer = answerOf(db.query("SELECT pg_sleep(600) -- cancel-me-1", [], { signal: controller.signal }));
     expect(await until(async () => (await running("cancel-me-1")).length === 1)).toBe(true);
-    const aborted = performance.now();
     controller.abort();
     expect((await answer).status).toBe(504);
-    // Answered when cancelled, not when the statement would have ended by itself (30 s).
-    expect(performance.now() - aborted).toBeLessThan(15_000);
     expect(await running("cancel-me-1")).toEqual([]);
     expect(await db.query("SELECT 1 AS one")).toEqual([{ one: 1 }]);
   });

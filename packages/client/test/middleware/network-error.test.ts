@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { ComputeApiError, ComputeNetworkError, createComputeClient } from "../../src/index.js";
 import { exposedText } from "../support/fake-fetch.js";
-import { closedPortUrl, type LocalServer, startLocalServer } from "../support/local-server.js";
+import { closedPortUrl, startLocalServer } from "../support/local-server.js";
 
 const apiKey = "cak_3q2-XQx0mXlY1b5nM4wT8e7rK9sZpA6cV0dF2gH4jL8";
 const search = { params: { query: { query: "alpha" } } };
@@ -62,23 +63,21 @@ describe("network error middleware", () => {
     });
   });
 
+  // Each test has a server of its own: a request of an earlier test can still reach a shared server after that test
+  // ended (a client's timeout or abort does not take back what the kernel already sent), and would be answered with
+  // the next test's behaviour — the 503 below, closing the port while this test's own request was still connecting.
   describe("against a server that misbehaves", () => {
-    let server: LocalServer;
-    let hold: "drop" | "never" | "503 then close" = "never";
-    beforeAll(async () => {
-      server = await startLocalServer((request, response) => {
-        if (hold === "drop") request.socket.destroy();
-        if (hold === "503 then close") {
-          response.writeHead(503, { "Content-Type": "application/json", Connection: "close" });
-          response.end('{"code":503,"message":"unavailable"}', () => void server.close());
-        }
-        // "never": the request is held until the client gives up.
-      });
-    });
-    afterAll(() => server.close());
+    /** A server of this test alone, answering every request with `handle`; stopped when the test ends. */
+    async function serverOfThisTest(handle: (request: IncomingMessage, response: ServerResponse) => void) {
+      const server = await startLocalServer(handle);
+      onTestFinished(() => server.close());
+      return server;
+    }
+    /** Holds every request until the client gives up. */
+    const holdForever = () => {};
 
     test("a connection closed before any answer throws a ComputeNetworkError; a PATCH is not sent again", async () => {
-      hold = "drop";
+      const server = await serverOfThisTest((request) => request.socket.destroy());
       const client = createComputeClient({ baseUrl: server.url, apiKey });
       const thrown = await rejection(client.PATCH("/v1/projects/{projectId}/cluster-machines/{id}", machine));
       expect(thrown).toBeInstanceOf(ComputeNetworkError);
@@ -88,7 +87,7 @@ describe("network error middleware", () => {
     });
 
     test("a timeout stays the timeout's TimeoutError, not a network error", async () => {
-      hold = "never";
+      const server = await serverOfThisTest(holdForever);
       const client = createComputeClient({ baseUrl: server.url, apiKey, timeoutMs: 50 });
       const thrown = await rejection(client.GET("/v1/resources/search", search));
       expect(thrown).toHaveProperty("name", "TimeoutError");
@@ -96,7 +95,7 @@ describe("network error middleware", () => {
     });
 
     test("a caller's abort stays the caller's reason", async () => {
-      hold = "never";
+      const server = await serverOfThisTest(holdForever);
       const client = createComputeClient({ baseUrl: server.url, apiKey, timeoutMs: 0 });
       const controller = new AbortController();
       const pending = client.GET("/v1/resources/search", { ...search, signal: controller.signal });
@@ -104,15 +103,18 @@ describe("network error middleware", () => {
       expect(await rejection(pending)).toEqual(new Error("caller gave up"));
     });
 
-    // Last: the server stops listening after its 503.
     test("a retried GET that finds the server gone throws the same network error", async () => {
-      hold = "503 then close";
-      const before = server.received.length;
+      // The port is closed before the 503 is written, so the retry, sent only after the 503 arrived, finds it closed.
+      const server = await serverOfThisTest((_, response) => {
+        server.stopListening();
+        response.writeHead(503, { "Content-Type": "application/json", Connection: "close" });
+        response.end('{"code":503,"message":"unavailable"}');
+      });
       const client = createComputeClient({ baseUrl: server.url, apiKey, retry: { baseDelayMs: 50 } });
       const thrown = await rejection(client.GET("/v1/resources/search", search));
       expect(thrown).toBeInstanceOf(ComputeNetworkError);
       expect(thrown).toMatchObject({ method: "GET", path: "/v1/resources/search", code: "ECONNREFUSED" });
-      expect(server.received.length - before).toBe(1);
+      expect(server.received).toHaveLength(1);
     });
   });
 

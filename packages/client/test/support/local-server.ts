@@ -8,6 +8,8 @@ export interface LocalServer {
   url: string;
   /** Method, URL and Authorization header of every request received, in order. */
   received: { method: string; url: string; authorization: string | undefined }[];
+  /** Stops accepting connections and keeps those open, so that a request being handled can still be answered. */
+  stopListening(): void;
   /** Stops listening and cuts every connection. */
   close(): Promise<void>;
 }
@@ -30,6 +32,7 @@ export async function startLocalServer(
   return {
     url: `http://127.0.0.1:${port}`,
     received,
+    stopListening: () => void server.close(),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -31,7 +31,7 @@ it("switches a machine on; the search shows it, and the journal what was sent", 
     await client().GET("/v1/resources/search", { params: { query: { query: "type:cluster cl-train-01" } } }),
   );
   expect(results[0]?.resourceType === "cluster" && results[0].cluster.machines?.[0]?.powerState).toBe("ON");
-  const [sent] = stub.requests({ operationId: "updateClusterMachine" });
+  const [sent] = stub.expectRequests({ operationId: "updateClusterMachine" }, 1);
   expect(sent?.body).toEqual({ powerState: "ON" });
   expect(sent?.headers.authorization).toBe("Bearer [redacted]");
 });

@@ -19,9 +19,11 @@ import { HttpResponse } from "msw";
 import { type ExampleOperation, exampleAnswer } from "../example-answers.js";
 import type { FaultRules } from "../fault-rules.js";
 import type { Journal } from "../journal.js";
-import { type AnsweredRequest, journalEntry, violationsOf } from "../journal-http.js";
+import { type AnsweredRequest, journalEntry, queryOf, violationsOf } from "../journal-http.js";
 import type { Store } from "../store/store.js";
 import type { StoreOperationInput } from "../store-operations.js";
+import type { StubbedAnswers } from "../stubbed-answers.js";
+import { ownerOfFaulted, stubbedResponse } from "./answers-and-verification.js";
 import { readJsonBody } from "./json-body.js";
 
 /**
@@ -38,6 +40,8 @@ export interface HandlerParts {
   journal: Journal;
   /** The base URL's path, without a trailing slash: the stub's paths are under it. */
   basePath: string;
+  /** The stubbed answers (`answer()`). */
+  answers: StubbedAnswers;
 }
 
 /** A JSON answer, as Express's `res.json` sends it. */
@@ -48,11 +52,17 @@ function jsonResponse(status: number, body: unknown, headers: Record<string, str
   });
 }
 
-/** The request's headers as node:http hands them over (lower-case names), which the compiled contract reads. */
+/**
+ * The request's headers as node:http hands them over (lower-case names), which the compiled contract reads. The
+ * Fetch standard's `forEach` gives lower-case names, but not every implementation does: happy-dom's keeps the case a
+ * header was sent in (`Authorization`), so the names are lower-cased here.
+ */
 function headersOf(request: Request): Record<string, string> {
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => {
-    headers[name] = value;
+    const lower = name.toLowerCase();
+    const had = headers[lower];
+    headers[lower] = had === undefined ? value : `${had}, ${value}`;
   });
   return headers;
 }
@@ -71,8 +81,8 @@ export async function answerAndNote(parts: HandlerParts, request: Request): Prom
   const url = new URL(request.url);
   const noted: Partial<AnsweredRequest> = {};
   const response = await answer(parts, request, url, noted);
-  if (response.type === "error") return response;
   if (journal.size > 0) {
+    if (noted.fault !== undefined) ownerOfFaulted(parts, request.method, url, noted);
     journal.add(
       journalEntry(
         {
@@ -83,10 +93,13 @@ export async function answerAndNote(parts: HandlerParts, request: Request): Prom
           search: url.search.slice(1),
           headers: noted.headers ?? headersOf(request),
           body: noted.body,
-          status: response.status,
+          // A drop is `HttpResponse.error()`: no status, as the stub's journal has none for a destroyed connection.
+          status: response.type === "error" ? null : response.status,
           operationId: noted.operationId,
           userId: noted.userId,
           violations: noted.violations,
+          fault: noted.fault,
+          answerId: noted.answerId,
         },
         (text) => store.authenticate(text) !== undefined,
       ),
@@ -97,8 +110,8 @@ export async function answerAndNote(parts: HandlerParts, request: Request): Prom
 
 /**
  * One request, in the stub's order: the run's faults, its JSON body (400, 413, 415), its operation (404, 405), its
- * key (401), its checks (415, 400), the rate limit and `Prefer`, the operation, its answer checked. What the journal
- * needs is noted in `noted` on the way.
+ * key (401), its checks (415, 400), its operation's scenario, the rate limit and `Prefer`, a stubbed answer or the
+ * operation, its answer checked. What the journal needs is noted in `noted` on the way.
  */
 async function answer(
   parts: HandlerParts,
@@ -114,7 +127,7 @@ async function answer(
     const target = path + url.search;
     const headers = headersOf(request);
     noted.headers = headers;
-    if (await beforeValidation(faults, path)) return HttpResponse.error();
+    if (await beforeValidation(faults, path, noted)) return HttpResponse.error();
     const body = await readBody(request, headers);
     noted.body = body;
     const match = contract.route(request.method, target);
@@ -128,7 +141,17 @@ async function answer(
     if (!principal) throw unauthenticated("the API key is not valid");
     noted.userId = principal.id;
     if (problem) throw problem;
-    await afterValidation(faults, headers, match, always);
+    const step = faults.scenario(match.operation.operationId);
+    if (step) noted.fault = step.name;
+    if (step && !step.error) return HttpResponse.error();
+    if (step?.error) throw step.error;
+    await afterValidation(faults, headers, match, always, noted);
+    const view = { method: request.method, path, query: queryOf(url.search.slice(1)), headers, body };
+    const stubbed = stubbedResponse(parts.answers, { ...view, operationId: match.operation.operationId }, always);
+    if (stubbed) {
+      noted.answerId = stubbed.id;
+      return stubbed.response;
+    }
     const input = { principal, path: match.params, query: parseQueryString(searchOf(target)), body };
     return run(parts, match.operation.operationId, input as StoreOperationInput<OperationId>, headers, always);
   } catch (error) {
@@ -142,11 +165,12 @@ async function answer(
  * The run's faults, as the stub's `beforeValidation`: before the body is read and the route found. True when the
  * request is dropped; a fault with an answer throws it.
  */
-async function beforeValidation(faults: FaultRules, path: string): Promise<boolean> {
+async function beforeValidation(faults: FaultRules, path: string, noted: Partial<AnsweredRequest>): Promise<boolean> {
   if (!faults.appliesTo(path)) return false;
   const delay = faults.latency();
   if (delay !== undefined) await sleep(delay);
   const fault = faults.runFault();
+  if (fault) noted.fault = fault.name;
   if (fault?.error) throw fault.error;
   return fault !== undefined;
 }
@@ -169,14 +193,21 @@ async function afterValidation(
   headers: Record<string, string>,
   match: Exclude<ReturnType<Contract["route"]>, ApiError>,
   always: Record<string, string>,
+  noted: Partial<AnsweredRequest>,
 ): Promise<void> {
   const limited = faults.rateLimit(bearerToken({ headers }));
-  if (limited) throw limited;
+  if (limited) {
+    noted.fault = "rate-limit";
+    throw limited;
+  }
   const prefer = faults.prefer(headers.prefer, () => [...match.operation.statuses]);
   if (prefer?.refused) throw prefer.refused;
   if (prefer?.applied) always["preference-applied"] = prefer.applied;
   if (prefer?.delayMs !== undefined) await sleep(prefer.delayMs);
-  if (prefer?.injected) throw prefer.injected;
+  if (prefer?.injected) {
+    noted.fault = `prefer ${prefer.injected.status}`;
+    throw prefer.injected;
+  }
 }
 
 /**

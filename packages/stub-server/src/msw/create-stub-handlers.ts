@@ -9,12 +9,16 @@ import { compileContract, loadSpec, type OpenApiDocument } from "@compute-api/co
 import { type Fixtures, validFixtures } from "@compute-api/fixtures/data";
 import type { OperationId } from "@compute-api/server";
 import { type HttpHandler, http } from "msw";
+import { changedFaults, type FaultSettings } from "../admin-faults.js";
 import { exampleOperations } from "../example-answers.js";
 import { createFaultRules, type FaultOptions } from "../fault-rules.js";
-import { defaultJournalSize, Journal, type JournalEntry, type JournalFilter } from "../journal.js";
+import { checkedFaultOptions, documentedStatuses } from "../fault-scenarios.js";
+import { defaultJournalSize, Journal } from "../journal.js";
 import { type StoreOperationInput, storeOperations } from "../store-operations.js";
 import { createStubStore } from "../stub-store.js";
+import { StubbedAnswers } from "../stubbed-answers.js";
 import { answerAndNote, type HandlerParts } from "./answer-request.js";
+import { type AnswersAndVerification, answersAndVerification } from "./answers-and-verification.js";
 
 /** Options of the stub's MSW handlers. */
 export interface StubHandlersOptions {
@@ -32,14 +36,18 @@ export interface StubHandlersOptions {
   /** How many answered requests the journal keeps (`requests()`); default 1000, 0 keeps none. */
   journalSize?: number;
   /**
-   * The run's faults, as `createApp`'s (`--faults`, `--latency`, `--drop`, `--rate-limit`, `seed`; `prefer: false`
-   * ignores `Prefer` headers). A drop answers `HttpResponse.error()`: the client's fetch fails with a network error.
+   * The run's faults, as `createApp`'s (`--faults`, `--latency`, `--drop`, `--rate-limit`, `seed`, `scenarios`,
+   * `retryAfterSeconds`; `prefer: false` ignores `Prefer` headers). A drop answers `HttpResponse.error()`: the
+   * client's fetch fails with a network error.
    */
   faults?: FaultOptions;
 }
 
-/** The handlers and the state control of a stub without a server. */
-export interface StubHandlers {
+/**
+ * The handlers and the state control of a stub without a server; its stubbed answers and the journal's verification
+ * (`answer`, `requests`, `expectRequests`, …) are those of answers-and-verification.ts.
+ */
+export interface StubHandlers extends AnswersAndVerification {
   /** The handlers: `setupServer(...stub.handlers)` or `setupWorker(...stub.handlers)`. */
   handlers: HttpHandler[];
   /** The operations the store does not implement, answered from the spec's examples (as `compute-stub` says at start). */
@@ -52,20 +60,17 @@ export interface StubHandlers {
   restore(data: Fixtures): void;
   /** Replaces the state with a data set (checked) or a function that makes one, and makes it what `reset` goes back to. */
   load(data: Fixtures | (() => Fixtures)): void;
-  /**
-   * The journal of the requests the handlers answered, oldest first, as the stub's `GET /__stub/requests` gives it:
-   * method, path, query, headers and body as sent (every key redacted), status, operationId, user, a 400's violations.
-   */
-  requests(filter?: JournalFilter): JournalEntry[];
   /** Empties the journal. */
   clearRequests(): void;
   /** The fault settings in force (a copy), what `GET /__stub/faults` shows in the flags' syntax. */
   faultSettings(): FaultOptions;
   /**
-   * Replaces the fault settings from the next request on, as `PATCH /__stub/faults` and `DELETE` do: a new `seed`
-   * starts its sequence again, the rate limit's buckets start full when the limit changes.
+   * Changes some fault settings from the next request on, as `PATCH /__stub/faults` and the helper's `faults(change)`
+   * do, in the same syntax and with the same check (`{ faults: "503=100%", retryAfter: 0 }`; `null` turns one off): a
+   * new `seed` starts its sequence again, the rate limit's buckets start full when the limit changes, every scenario
+   * starts again. What the admin API refuses with a 400 throws, naming each problem, and changes nothing.
    */
-  setFaults(options: FaultOptions): void;
+  setFaults(change: Partial<Record<keyof FaultSettings, unknown>>): void;
 }
 
 /** Builds the handlers: compiles the contract (every validator, once) and the store. */
@@ -86,11 +91,13 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
   };
 
   const journal = new Journal(options.journalSize ?? defaultJournalSize);
-  const faults = createFaultRules(options.faults ?? {});
+  const statuses = documentedStatuses(spec);
+  const faults = createFaultRules(checkedFaultOptions(options.faults ?? {}, statuses));
   const examples = new Map(
     exampleOperations(spec, new Set(Object.keys(operations))).map((operation) => [operation.operationId, operation]),
   );
-  const parts: HandlerParts = { contract, store, operations, examples, faults, journal, basePath };
+  const answers = new StubbedAnswers(() => contract);
+  const parts: HandlerParts = { contract, store, operations, examples, faults, journal, basePath, answers };
 
   return {
     // A predicate, not a path pattern: MSW decodes a pattern's parameters and answers a path that does not decode
@@ -106,9 +113,9 @@ export function createStubHandlers(options: StubHandlersOptions): StubHandlers {
     snapshot: () => store.snapshot(),
     restore: (data) => store.restore(validFixtures(data, spec)),
     load: (data) => store.load(typeof data === "function" ? data : validFixtures(data, spec)),
-    requests: (filter) => journal.list(filter),
+    ...answersAndVerification(journal, answers),
     clearRequests: () => journal.clear(),
     faultSettings: () => structuredClone(faults.options()),
-    setFaults: (changed) => faults.set(changed),
+    setFaults: (change) => faults.set(changedFaults(faults.options(), change, statuses)),
   };
 }

@@ -3,7 +3,7 @@
  * (`buildingState`: the users and their keys as SHA-256 only, the projects' counts, the clusters' totals, the machines
  * and volumes by project, and the search index over the resources), and read back as a data set (`stateSnapshot`).
  * Building and reading are all this module does: the store (store.ts) is the one owner that holds a state, changes
- * it and replaces it whole. Nothing here loads Express or a Node built-in of its own, so that it runs in a browser
+ * it (copy on write, state-view.ts) and replaces it whole. Nothing here loads Express or a Node built-in of its own, so that it runs in a browser
  * too.
  */
 
@@ -88,8 +88,9 @@ function* searchResources(fixtures: Fixtures): Generator<SearchResource> {
 
 /**
  * One whole state, built at once from a data set and replaced whole, never changed by halves. `data` is the data
- * set it was built from, and stays its truth: the operations change its objects in place (the index holds the same
- * resource objects), so that `snapshot()` reads it back. Its users hold no key: their keys are in `users`.
+ * set it was built from (the index holds the same resource objects); once built, the operations change none of it:
+ * a store's view (state-view.ts) keeps copies of what it changed, so that any number of views share one state. Its
+ * users hold no key: their keys are in `users`.
  */
 export interface State {
   readonly data: Fixtures;
@@ -157,7 +158,7 @@ export function* buildingState(fixtures: Fixtures, now: Date): Steps<State> {
  * A state as a data set, in the shape a fixture file has, a copy: every resource as it is now, and the users with
  * their keys as SHA-256 only (`apiKeys[].sha256`).
  */
-export function stateSnapshot({ data, users }: State): Fixtures {
+export function stateSnapshot({ data, users }: Pick<State, "data" | "users">): Fixtures {
   return structuredClone({
     ...data,
     users: data.users.map((u) => {

@@ -76,15 +76,19 @@ const bodies: [string, UpdateClusterMachineRequest][] = [
 
 describe("Store.updateClusterMachine and search", () => {
   it.each(bodies)("leaves the cluster's search values as they were, and its entry unrefreshed: %s", (_name, body) => {
-    const { store, alice, clusters } = aliceStore();
-    const cluster = clusters.find((c) => c.machines?.some((m) => m.id === "cm-alpha-01")) as Cluster;
-    const valuesOf = () => searchValues("cluster", `projects/${cluster.projectId}/clusters/${cluster.id}`, cluster);
+    const { store, alice } = aliceStore();
+    // The cluster as the store has it now (a changed one is the store's copy).
+    const cluster = () => {
+      const [found] = store.search(alice, "type:cluster cl-train-01");
+      return (found?.resourceType === "cluster" ? found.cluster : undefined) as Cluster;
+    };
+    const valuesOf = () => searchValues("cluster", "projects/proj-alpha/clusters/cl-train-01", cluster());
     const before = valuesOf();
-    const totals = JSON.stringify(cluster.totalMachinePriceHr);
+    const totals = JSON.stringify(cluster().totalMachinePriceHr);
     store.updateClusterMachine(alice, "proj-alpha", "cm-alpha-01", body);
     expect(valuesOf()).toEqual(before);
     expect(store.searchOverlaySize).toBe(0);
-    if (body.priceHr) expect(JSON.stringify(cluster.totalMachinePriceHr)).not.toBe(totals);
+    if (body.priceHr) expect(JSON.stringify(cluster().totalMachinePriceHr)).not.toBe(totals);
   });
 
   it("answers after many PATCHes what it answered before, with the changed objects, as a store built afresh", () => {
@@ -106,9 +110,8 @@ describe("Store.updateClusterMachine and search", () => {
     }
     expect(store.searchOverlaySize).toBe(0);
     expect(ranked()).toEqual(before);
-    // The data the store adopted is the data it changed: a store built from a copy of it answers the same.
-    const fresh = new Store(structuredClone({ ...data(), clusters }));
-    fresh.addApiKey("alice", "test", "cak_test");
+    // A store built afresh from the changed data (the snapshot; alice's key in it as SHA-256) answers the same.
+    const fresh = new Store(store.snapshot());
     const freshAlice = fresh.authenticate("cak_test") as User;
     for (const query of queries) expect(store.search(alice, query)).toEqual(fresh.search(freshAlice, query));
   });

@@ -7,8 +7,9 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { imageId, noteBuilt, upToDate } from "./built-images.js";
 import {
   type BuiltImage,
   type ContainerEngine,
@@ -20,14 +21,6 @@ import {
   localTag,
   root,
 } from "./image-targets.js";
-
-/**
- * Where each image's id and the digest of what it was built from (contextDigest) are noted after its build: an image
- * whose id and digest still match is up to date and not built again. The engine's layer cache would reach the same
- * image, but only after checking every step's files, which takes minutes on a busy machine. (Not an image label:
- * podman 4.3 reuses a cached image with its old labels.)
- */
-const builtFile = join(root, "node_modules/.cache/compute-api-images.json");
 
 /**
  * Where the build context's files are (.dockerignore lets in a subset of these): a change to any file under them
@@ -102,29 +95,6 @@ export function contextDigest(engine: ContainerEngine, nodeImage: string | undef
   return hash.digest("hex");
 }
 
-/** The engine's id of `tag`, if it has it. */
-function imageId(engine: ContainerEngine, tag: string): string | undefined {
-  try {
-    const id = execFileSync(engine.path, ["image", "inspect", "--format", "{{.Id}}", tag], {
-      env: engine.env,
-      encoding: "utf8",
-      stdio: "pipe",
-    }).trim();
-    return id || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The images built so far from this checkout: tag → its id and the digest it was built from. */
-function readBuilt(): Record<string, { id: string; digest: string }> {
-  try {
-    return JSON.parse(readFileSync(builtFile, "utf8"));
-  } catch {
-    return {};
-  }
-}
-
 /**
  * Builds the images that are not up to date, one after the other (the build stage once: the others reuse its cached
  * layers), noting for each the context digest it was built from.
@@ -141,8 +111,7 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Bui
   const built: BuiltImage[] = [];
   for (const image of options.targets ?? imageTargets) {
     const tag = localTag(image, engine.name);
-    const before = readBuilt()[tag];
-    if (!options.force && digest !== undefined && before?.digest === digest && imageId(engine, tag) === before.id) {
+    if (!options.force && digest !== undefined && upToDate(engine, tag, digest)) {
       built.push({ target: image.target, tag, upToDate: true });
       continue;
     }
@@ -157,10 +126,7 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Bui
     args.push(root);
     await run(engine, args, output, options.signal);
     const id = imageId(engine, tag);
-    if (digest !== undefined && id !== undefined) {
-      mkdirSync(dirname(builtFile), { recursive: true });
-      writeFileSync(builtFile, `${JSON.stringify({ ...readBuilt(), [tag]: { id, digest } }, null, 2)}\n`);
-    }
+    if (digest !== undefined && id !== undefined) noteBuilt(tag, digest, id);
     built.push({ target: image.target, tag, upToDate: false });
   }
   return built;
