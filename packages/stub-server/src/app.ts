@@ -136,7 +136,13 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
   }
   // Started before the server: a backend URL or a recording refused rejects here.
   const forwarding = options.forward
-    ? await startForwarding(options.forward, { store, spec, logger, recorder })
+    ? await startForwarding(options.forward, {
+        storeOf: (req) => sessions?.known(req)?.store ?? store,
+        answersOf: (req) => sessions?.known(req)?.answers ?? stubbed?.answers,
+        spec,
+        logger,
+        recorder,
+      })
     : undefined;
   const corsOrigins = options.corsOrigins ?? ["*"];
   const guard = { loopback: admin === false || admin.loopback !== false, corsOrigins };
@@ -147,7 +153,8 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
     authenticate: (token, request) => {
       const user = (sessions?.known(request)?.store ?? store).authenticate(token);
       if (user) recorder?.noteUser(request, user.id);
-      return user;
+      // With --forward, an unknown key on a request a stubbed answer may take: the answer's, or a 401 (forward.ts).
+      return user ?? forwarding?.keyForAnswers(request);
     },
     // The operations the MSW handlers call too (store-operations.ts); the others from the spec's examples.
     handlers: {
@@ -176,9 +183,11 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
       faults.beforeValidation,
     ].filter((handler): handler is RequestHandler => handler !== undefined),
     // Then a stubbed answer (the request's session's, or the stub's own), in place of the operation.
-    beforeHandlers: [faults.afterValidation, stubbed?.middleware((req) => sessions?.known(req)?.answers)].filter(
-      (handler): handler is RequestHandler => handler !== undefined,
-    ),
+    beforeHandlers: [
+      faults.afterValidation,
+      stubbed?.middleware((req) => sessions?.known(req)?.answers),
+      forwarding?.unanswered,
+    ].filter((handler): handler is RequestHandler => handler !== undefined),
     isExpectedError: (error) => error instanceof InjectedError,
   }).catch(async (error: unknown) => {
     // A server that does not start releases the backend connections and the recording's file.

@@ -130,6 +130,82 @@ describe("the stub with --forward in front of the Postgres example", () => {
     expect(entry).toMatchObject({ forwarded: true, status: 404, path: "/v1/projects/proj-alpha/clusters" });
   });
 
+  it("matches stubbed answers before forwarding: a key it does not know gets the answer, the backend nothing", async () => {
+    const before = backendRequests;
+    const id = await stub.answer({
+      request: { operationId: "searchResources", query: { query: "type:volume" } },
+      answer: { status: 200, headers: { "x-stubbed": "yes" }, body: { results: [] } },
+    });
+    try {
+      const answered = await search(stub.url, keys.bob, "type:volume");
+      expect([answered.response.status, answered.response.headers.get("x-stubbed"), answered.data]).toEqual([
+        200,
+        "yes",
+        { results: [] },
+      ]);
+      expect(backendRequests).toBe(before);
+      const [entry] = await stub.requests({ operationId: "searchResources", limit: 1 });
+      expect(entry).toMatchObject({ answerId: id, status: 200, query: { query: "type:volume" } });
+      expect(entry?.forwarded).toBeUndefined();
+      expect(entry?.userId).toBeUndefined();
+      // A query the answer does not match still goes to the backend.
+      expect((await search(stub.url, keys.bob, "type:project")).response.status).toBe(200);
+      expect(backendRequests).toBe(before + 1);
+      // A request the spec refuses is refused as always (400), answer or not.
+      expect((await search(stub.url, keys.bob, "")).response.status).toBe(400);
+      expect(backendRequests).toBe(before + 1);
+    } finally {
+      await stub.removeAnswer(id);
+    }
+  });
+
+  it("keeps for a stubbed answer a forwarded PATCH it matches but for the body: the body decides, 401 otherwise", async () => {
+    const before = backendRequests;
+    const id = await stub.answer({
+      request: { operationId: "updateClusterMachine", path: "*/cm-alpha-02", body: { powerState: "ON" } },
+      answer: { status: 503, body: { code: 503, message: "the machine is away for the test" } },
+    });
+    try {
+      // Alice's key is the stub's, the machine is not: the answer, not the backend's machine.
+      expect((await patch(stub.url, keys.alice, "cm-alpha-02", { powerState: "ON" })).response.status).toBe(503);
+      expect((await patch(stub.url, keys.bob, "cm-alpha-02", { powerState: "ON" })).response.status).toBe(503);
+      // Read before the stub knew the answer would not match: never forwarded; a key the stub does not know is refused.
+      const missed = await patch(stub.url, keys.bob, "cm-alpha-02", { powerState: "OFF" });
+      expect([missed.response.status, missed.error]).toEqual([
+        401,
+        expect.objectContaining({ code: 401, message: "the API key is not valid" }),
+      ]);
+      expect(backendRequests).toBe(before);
+    } finally {
+      await stub.removeAnswer(id);
+    }
+  });
+
+  it("decides with the request's session's data: a key made in a session is the stub's there, never forwarded", async () => {
+    const session = stub.session();
+    try {
+      const created = await fetch(`${stub.url}/v1/api-keys`, {
+        method: "POST",
+        headers: { ...session.headers, authorization: `Bearer ${keys.alice}`, "content-type": "application/json" },
+        body: JSON.stringify({ apikeyId: "forward-session" }),
+      });
+      expect(created.status).toBe(200);
+      const { key } = (await created.json()) as { key: string };
+      const before = backendRequests;
+      const answered = await fetch(`${stub.url}/v1/resources/search?query=cl-train-01`, {
+        headers: { ...session.headers, authorization: `Bearer ${key}` },
+      });
+      expect(answered.status).toBe(200);
+      expect(((await answered.json()) as { results: unknown[] }).results.length).toBeGreaterThan(0);
+      expect(backendRequests).toBe(before);
+      const [entry] = await session.requests({ operationId: "searchResources", limit: 1 });
+      expect(entry).toMatchObject({ status: 200, userId: "alice" });
+      expect(entry?.forwarded).toBeUndefined();
+    } finally {
+      await session.close();
+    }
+  });
+
   it("never logs a key, and logs one line per forwarded request, marked forwarded", () => {
     expect(logs.text()).not.toContain(keys.bob);
     expect(logs.text()).not.toContain(keys.alice);
