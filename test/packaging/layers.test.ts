@@ -44,14 +44,9 @@ const layers: readonly (readonly string[])[] = [
   ["@compute-api/decimal", "@compute-api/contract"],
   ["@compute-api/client", "@compute-api/rules"],
   ["@compute-api/runtime"],
-  ["@compute-api/fixtures", "@compute-api/server"],
-  [
-    "@compute-api/stub-server",
-    "@compute-api/gateway",
-    "@compute-api/conformance",
-    "@compute-api/mcp",
-    "@compute-api/test-support",
-  ],
+  // The gateway below the stub, whose --forward is the gateway's request path (createForwarder).
+  ["@compute-api/fixtures", "@compute-api/server", "@compute-api/gateway"],
+  ["@compute-api/stub-server", "@compute-api/conformance", "@compute-api/mcp", "@compute-api/test-support"],
   ["@compute-api/example-postgres"],
 ];
 const layerOf = new Map(layers.flatMap((names, layer) => names.map((name) => [name, layer] as const)));

@@ -9,7 +9,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { internalError } from "@compute-api/contract";
 import { type GatewayApp, gatewayApp } from "./gateway-app.js";
-import { buildGatewayParts } from "./gateway-parts.js";
+import { buildGatewayParts, type GatewayParts } from "./gateway-parts.js";
 import { createHandle } from "./handle.js";
 import { countRequests, type GatewayMetrics } from "./metrics.js";
 import { defaults, type GatewayOptions } from "./options.js";
@@ -37,21 +37,31 @@ export interface Gateway {
 /** An own endpoint's answer, whose failure (a throw as well as a rejection) the caller is given. */
 const answerOwn = async (endpoint: Endpoint, res: ServerResponse): Promise<void> => endpoint(res);
 
+/** A gateway's request path, built and started: its parts, the handler of a request, and what closes them. */
+export interface GatewayPath {
+  parts: GatewayParts;
+  /** Checks, forwards and answers a request (every one but those of the own endpoints), with the concerns around it. */
+  handler: Handler;
+  /** A request whose handling failed: 500 with the error body, the error logged. */
+  failed(req: IncomingMessage, res: ServerResponse, error: unknown): void;
+  /** Writes the recording a last time (rejects when that write failed), then closes the upstream pool. */
+  close(): Promise<void>;
+}
+
 /**
- * Builds the gateway; rejects when the upstream URL is not usable, the spec does not compile, or the recording
- * (`record`) cannot be written or has another writer (a RecordingRefused).
+ * Builds the parts and the handler, and starts the recording; rejects when the upstream URL is not usable, the spec
+ * does not compile, or the recording cannot be written (a RecordingRefused). createGateway serves it; a server of
+ * its own (the stub's --forward, createForwarder) hands it the requests it does not answer itself.
  */
-export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+export async function startGatewayPath(options: GatewayOptions): Promise<GatewayPath> {
   const parts = buildGatewayParts(options);
-  const { logger, log, metrics, tracing, recorder, upstream } = parts;
+  const { logger, metrics, tracing, recorder, upstream } = parts;
   try {
     await recorder?.start();
   } catch (error) {
     await upstream.close();
     throw error;
   }
-
-  /** A request whose handling failed: 500 with the error body, the error logged. */
   const failed = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
     logger.error({ err: error, path: req.url }, "request failed");
     sendError(res, internalError());
@@ -63,6 +73,24 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const wrappers = [recorder && recordAnswers(recorder), answerFailures, countRequests(metrics, parts.status)];
   if (tracing) wrappers.push(tracing.requests);
   const handler = wrappers.reduce<Handler>((inner, wrap) => (wrap ? wrap(inner) : inner), createHandle(parts));
+  // A recording whose last write failed rejects, after the upstream pool is closed too.
+  const close = async () => {
+    try {
+      await recorder?.close();
+    } finally {
+      await upstream.close();
+    }
+  };
+  return { parts, handler, failed, close };
+}
+
+/**
+ * Builds the gateway; rejects when the upstream URL is not usable, the spec does not compile, or the recording
+ * (`record`) cannot be written or has another writer (a RecordingRefused).
+ */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const { parts, handler, failed, close } = await startGatewayPath(options);
+  const { log, metrics } = parts;
 
   const listener: RequestListener = (req, res) => {
     // The gateway's own endpoints: neither logged, counted nor traced; never forwarded.
@@ -72,13 +100,5 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     void handler(req, res, new RequestNotes(log(req, res)));
   };
   const app = gatewayApp(listener, options.requestTimeoutMs ?? defaults.requestTimeoutMs);
-  // A recording whose last write failed rejects, after the upstream pool is closed too.
-  const close = async () => {
-    try {
-      await recorder?.close();
-    } finally {
-      await upstream.close();
-    }
-  };
   return { app, metrics, drain: parts.drain, close };
 }

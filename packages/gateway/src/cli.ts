@@ -44,6 +44,8 @@ export interface CliConfig {
   logLevel: string;
   /** --record: the fixture file the backend's answers are recorded into. */
   record?: string;
+  /** --record-keys: the callers' keys recorded as users, as SHA-256 only. */
+  recordKeys?: boolean;
 }
 
 /** How the gateway's help ends: examples and what each exit status means. */
@@ -139,6 +141,12 @@ export function createProgram(io: CliIo = processIo): Command {
         "none",
       ),
     )
+    .addOption(
+      new Option(
+        "--record-keys",
+        "with --record: record each caller's API key as a user who sees what its answers showed (SHA-256 only)",
+      ),
+    )
     .addOption(logLevelOption());
   return commandLine(program, io, {
     ...epilogue,
@@ -181,6 +189,7 @@ export function parseCommandLine(args: string[], io: CliIo = processIo): CliConf
       shutdownTimeout: number;
     }
   >(program, args, io.stderr);
+  if (o.recordKeys && o.record === undefined) usageError(program, "--record-keys: give --record <file> too");
   if (o.record !== undefined) {
     // One process writes the recording, from answers it could check.
     const problem =

@@ -88,7 +88,9 @@ export function buildGatewayParts(options: GatewayOptions): GatewayParts {
     (options.passthroughUnknown ?? defaults.passthroughUnknown) ? createSpecRouteTest(contract.spec) : undefined;
   // Recording (--record): the resources of the answers that pass the check; started (the file taken) by createGateway.
   const recorder =
-    options.record === undefined ? undefined : createRecorder({ file: options.record, logger, spec: contract.spec });
+    options.record === undefined
+      ? undefined
+      : createRecorder({ file: options.record, logger, spec: contract.spec, keys: options.recordKeys ?? false });
   const respond = createRespond({ mode, maxResponseBytes, contract, logger, ownsCors: cors !== undefined });
   const { registry } = metrics;
   const metricsText = options.metricsSource?.(registry) ?? (() => registry.metrics());

@@ -49,6 +49,11 @@ export interface GatewayOptions {
    */
   record?: string;
   /**
+   * With `record`: also record each caller's API key as a user of the file, who sees what its answers showed, its
+   * key (and those createApiKey made for it) as SHA-256 only (record-keys.ts). Default false: no user, no key.
+   */
+  recordKeys?: boolean;
+  /**
    * Traces each request with this OpenTelemetry tracer: a SERVER span per request, a CLIENT span per upstream
    * attempt, the trace context continued from the caller and sent upstream (the registered propagator's and
    * context manager's, as the SDK's `register()` sets them). Default none: no tracing code on a request's path.
@@ -57,7 +62,15 @@ export interface GatewayOptions {
 }
 
 /** The settings that are required, or whose default is an absence. */
-type WithoutDefault = "upstream" | "corsOrigins" | "logger" | "metricsSource" | "spec" | "tracer" | "record";
+type WithoutDefault =
+  | "upstream"
+  | "corsOrigins"
+  | "logger"
+  | "metricsSource"
+  | "spec"
+  | "tracer"
+  | "record"
+  | "recordKeys";
 
 /**
  * Defaults of the optional settings: every one of GatewayOptions but those whose default is an absence (no CORS

@@ -7,6 +7,15 @@
 /** A resource as the spec defines it: an object with an id (and a projectId, for a project's resources). */
 export type Resource = Record<string, unknown> & { id: string; projectId?: string };
 
+/** A JSON body's value; undefined when it is not JSON. */
+export function parsed(body: Uint8Array): unknown {
+  try {
+    return JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The id of the stand-in user of a recording. */
 export const recordedUserId = "recorded";
 /** The id of the stand-in billing account of projects whose billing account no answer showed. */
@@ -100,15 +109,23 @@ const comment = (line: string): string =>
 export function fileText(
   file: string,
   { data, notes }: { data: Record<string, unknown>; notes: string[] },
-  { first, last, count }: { first: string | undefined; last: string | undefined; count: number },
+  { first, last, count, keys }: { first: string | undefined; last: string | undefined; count: number; keys: boolean },
 ): string {
   const header = [
     `Recorded by compute-gateway --record${first ? ` from ${first} to ${last}` : ""}: ${count} resources, from the`,
-    "answers of searchResources and updateClusterMachine, merged by id (the newest answer wins). No API key, no",
-    "Authorization value and no request body is in this file.",
+    "answers of searchResources and updateClusterMachine, merged by id (the newest answer wins).",
+    keys
+      ? "Keys as SHA-256 only: no API key in clear, no Authorization value and no request body is in this file."
+      : "No API key, no Authorization value and no request body is in this file.",
     "",
     `Serve it: compute-stub --data ${file}`,
-    `Users are not recorded: '${recordedUserId}' below is a stand-in who may see everything here; compute-stub gives`,
+    ...(keys
+      ? [
+          "Users recorded as asked (--record-keys): each 'recorded-…' user is a key that called, who may see what its",
+          "answers showed; that key (and those createApiKey made for it) authenticates it.",
+        ]
+      : []),
+    `${keys ? "Besides," : "Users are not recorded:"} '${recordedUserId}' below is a stand-in who may see everything here; compute-stub gives`,
     'the first user a key (printed at start, or --api-key). To add a user, add an entry to "users":',
     '  {"id": "ci", "projectIds": ["…"], "billingAccountIds": ["…"], "apiKeys": [{"id": "default", "sha256": "<SHA-256 of the key>"}]}',
     '(or "key": "<the key>" in clear), as in @compute-api/stub-server\'s examples/fixtures.yaml.',

@@ -5,8 +5,8 @@
  * answer winning — only answers that passed the contract's check. Never kept: API keys (createApiKey's answer is
  * not read), the `Authorization` header, request bodies, and anything of the form of a key in any spelling (`cak_…`,
  * `CAK_…`, `cak%5F…`), in a resource's values or its field names (the rules' redactKeys, as the stub's journal).
- * Users are not recorded: the file has one stand-in user who may see everything in it, and its header says how to
- * add others.
+ * Users are not recorded unless asked for (`keys`, record-keys.ts: each caller's key as a user, its key as SHA-256
+ * only): the file has one stand-in user who may see everything in it, and its header says how to add others.
  *
  * The file is YAML — a header of comments, then the data as JSON, which YAML reads as it is. A recorded value in the
  * header (an id) has its line breaks and other control characters escaped, so that none ends a comment. The file is
@@ -16,11 +16,12 @@
  * failed write fails close().
  */
 import { extname } from "node:path";
-import { createAjv, loadSpec, type OpenApiDocument } from "@compute-api/contract";
+import { bearerToken, createAjv, loadSpec, type OpenApiDocument } from "@compute-api/contract";
 import { redactKeys } from "@compute-api/rules";
 import type { Logger } from "@compute-api/runtime";
-import { fileText, type Resource, snapshotOf } from "./record-data.js";
+import { fileText, parsed, type Resource, snapshotOf } from "./record-data.js";
 import { lockRecording, RecordingRefused, writeWhole } from "./record-file.js";
+import { RecordedKeys, withCallers } from "./record-keys.js";
 import type { HandlerWrapper } from "./request-notes.js";
 
 export { recordedUserId, unrecordedBillingAccountId } from "./record-data.js";
@@ -35,12 +36,17 @@ export interface RecorderOptions {
   logger?: Logger;
   /** The bundled spec, whose ResourceId the recorded ids must be; default the one of @compute-api/spec. */
   spec?: OpenApiDocument;
+  /** Record each caller's key as a user who sees what its answers showed (record-keys.ts); default false. */
+  keys?: boolean;
 }
 
 /** A recording in progress. */
 export interface Recorder {
-  /** An answer that passed the contract's check, its body decoded; only 200s of the recorded operations are kept. */
-  answered(operationId: string, status: number, body: Uint8Array): void;
+  /**
+   * An answer that passed the contract's check, its body decoded, and the caller's API key (read only with `keys`);
+   * only 200s of the recorded operations are kept.
+   */
+  answered(operationId: string, status: number, body: Uint8Array, apiKey?: string): void;
   /**
    * Takes the file's lock and writes the empty recording, then every `intervalMs`; rejects with a RecordingRefused
    * when the file cannot be written or another process records into it.
@@ -83,12 +89,8 @@ class Recording {
   /** Keeps what a conforming answer holds; true when it was one of the recorded answers. */
   answered(operationId: string, status: number, body: Uint8Array): boolean {
     if (status !== 200 || (operationId !== "searchResources" && operationId !== "updateClusterMachine")) return false;
-    let value: unknown;
-    try {
-      value = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
-    } catch {
-      return false;
-    }
+    const value = parsed(body);
+    if (value === undefined) return false;
     if (operationId === "updateClusterMachine") {
       const machine = redactKeys(value as Resource);
       if (this.servable("clusterMachine", machine)) this.keepMachine(machine);
@@ -166,11 +168,20 @@ class Recording {
 const keyOf = (r: Resource) => (r.projectId === undefined ? r.id : `${r.projectId}/${r.id}`);
 
 /** A recording into `file`, not started: start() takes the file and writes it first. */
-export function createRecorder({ file, intervalMs = 5000, logger, spec = loadSpec() }: RecorderOptions): Recorder {
+export function createRecorder({
+  file,
+  intervalMs = 5000,
+  logger,
+  spec = loadSpec(),
+  keys = false,
+}: RecorderOptions): Recorder {
   const problem = recordFileProblem(file);
   if (problem) throw new RecordingRefused(`--record ${file}: ${problem}`);
   const isResourceId = createAjv(spec).compile({ $ref: "openapi.json#/components/schemas/ResourceId" });
   const recording = new Recording((id) => isResourceId(id));
+  const callers = keys ? new RecordedKeys() : undefined;
+  /** The data set, with the callers' users after the stand-in when they are recorded. */
+  const snapshot = () => withCallers(recording.snapshot(), callers);
   let changed = true;
   let writing: Promise<void> = Promise.resolve();
   /** The failure of the last write, if it failed. */
@@ -185,7 +196,7 @@ export function createRecorder({ file, intervalMs = 5000, logger, spec = loadSpe
       changed = false;
       try {
         const { first, last } = recording;
-        await writeWhole(file, fileText(file, recording.snapshot(), { first, last, count: recording.count() }));
+        await writeWhole(file, fileText(file, snapshot(), { first, last, count: recording.count(), keys }));
         failure = undefined;
       } catch (error) {
         changed = true;
@@ -197,8 +208,10 @@ export function createRecorder({ file, intervalMs = 5000, logger, spec = loadSpe
   }
 
   return {
-    answered: (operationId, status, body) => {
+    answered: (operationId, status, body, apiKey) => {
       if (recording.answered(operationId, status, body)) changed = true;
+      if (callers && apiKey !== undefined && callers.answered(apiKey, operationId, status, parsed(body)))
+        changed = true;
     },
     start: async () => {
       release = lockRecording(file);
@@ -213,7 +226,7 @@ export function createRecorder({ file, intervalMs = 5000, logger, spec = loadSpe
       timer.unref();
     },
     flush,
-    snapshot: () => recording.snapshot(),
+    snapshot,
     close: async () => {
       if (!release) return;
       clearInterval(timer);
@@ -231,6 +244,6 @@ export function recordAnswers(recorder: Recorder): HandlerWrapper {
     await handler(req, res, notes);
     const { conforming, record } = notes;
     if (conforming && record.operationId !== undefined)
-      recorder.answered(record.operationId, res.statusCode, conforming);
+      recorder.answered(record.operationId, res.statusCode, conforming, bearerToken(req));
   };
 }

@@ -31,7 +31,7 @@ export async function serve(config: CliConfig, logger: Logger, tracer?: Tracer):
     ...(config.maxBodyBytes === undefined ? {} : { maxBodyBytes: config.maxBodyBytes }),
     ...(cluster.isWorker ? { metricsSource: clusterMetrics } : {}),
     ...(tracer ? { tracer } : {}),
-    ...(config.record === undefined ? {} : { record: config.record }),
+    ...(config.record === undefined ? {} : { record: config.record, recordKeys: config.recordKeys === true }),
   });
   // Requests Node's parser refuses (oversized headers, malformed HTTP) get the error body too (createServer does it).
   // A worker listens on nothing: its primary hands it connections.

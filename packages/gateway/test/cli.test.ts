@@ -126,6 +126,11 @@ describe("compute-gateway", () => {
       ["--upstream", "http://127.0.0.1:1", "--response-validation", "strict"],
       /Allowed choices are enforce, report, off/,
     ],
+    [
+      "--record-keys without --record",
+      ["--upstream", "http://127.0.0.1:1", "--record-keys"],
+      /--record-keys: give --record <file> too/,
+    ],
   ])("exits 2 with a clear message given %s", async (_name, args, message) => {
     const { done } = run(args, { COMPUTE_GATEWAY_UPSTREAM: "" });
     const { code, output } = await done;

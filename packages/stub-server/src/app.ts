@@ -13,6 +13,7 @@ import { httpAnswers } from "./admin-answers.js";
 import { type ExampleOperation, exampleAnswer, exampleOperations } from "./example-answers.js";
 import { checkedFaultOptions, documentedStatuses } from "./fault-scenarios.js";
 import { createFaults, type FaultOptions, InjectedError } from "./faults.js";
+import { type ForwardOptions, startForwarding } from "./forward.js";
 import { defaultJournalSize, Journal } from "./journal.js";
 import { journalRecorder } from "./journal-http.js";
 import { metaRoutes } from "./meta-routes.js";
@@ -66,13 +67,22 @@ export interface StubOptions {
   logger?: Logger;
   /** The bundled spec; default the one of @compute-api/spec. */
   spec?: OpenApiDocument;
+  /**
+   * Forward what the stub's data does not hold — a key it does not know, a cluster machine it does not have, a path
+   * the spec does not describe — to a real backend, through the gateway's checks (forward.ts); `record` records that
+   * traffic as `compute-gateway --record` does. Default: the stub answers everything.
+   */
+  forward?: ForwardOptions;
 }
 
 /** A built stub, shaped as a built gateway: the app to serve, and close() for what it holds. */
 export interface Stub {
   /** The Express app: `http.createServer(stub.app)`, or `stub.app.listen(port, host)`. */
   app: Express;
-  /** Releases what the stub holds besides the app (today nothing); the caller closes its own server. */
+  /**
+   * Releases what the stub holds besides the app (with `forward`: the backend connections, and the recording, written
+   * a last time: rejects when that write failed); the caller closes its own server.
+   */
   close(): Promise<void>;
   /** Marks the stub as draining: its /readyz answers 503 from now on. */
   drain(): void;
@@ -124,6 +134,16 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
     const names = examples.map((operation) => operation.operationId);
     logger.info({ operations: names }, `answered from the spec's examples: ${names.join(", ")}`);
   }
+  // Started before the server: a backend URL or a recording refused rejects here.
+  const forwarding = options.forward
+    ? await startForwarding(options.forward, {
+        storeOf: (req) => sessions?.known(req)?.store ?? store,
+        answersOf: (req) => sessions?.known(req)?.answers ?? stubbed?.answers,
+        spec,
+        logger,
+        recorder,
+      })
+    : undefined;
   const corsOrigins = options.corsOrigins ?? ["*"];
   const guard = { loopback: admin === false || admin.loopback !== false, corsOrigins };
   const server = await createComputeServer<User>({
@@ -133,7 +153,8 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
     authenticate: (token, request) => {
       const user = (sessions?.known(request)?.store ?? store).authenticate(token);
       if (user) recorder?.noteUser(request, user.id);
-      return user;
+      // With --forward, an unknown key on a request a stubbed answer may take: the answer's, or a 401 (forward.ts).
+      return user ?? forwarding?.keyForAnswers(request);
     },
     // The operations the MSW handlers call too (store-operations.ts); the others from the spec's examples.
     handlers: {
@@ -151,19 +172,33 @@ export async function createApp(options: StubOptions = {}): Promise<Stub> {
           adminRoutes: adminRoutes({ store, journal, faults, spec, token, guard, answers: stubbed.answers, sessions }),
         }
       : {}),
-    // The request's test session (X-Stub-Session), then the run's faults on /v1: latency, dropped connections,
+    // The request's test session (X-Stub-Session); what its data does not hold is forwarded (--forward) before the
+    // faults, the backend's answers being its own; then the run's faults on /v1: latency, dropped connections,
     // injected statuses (--latency, --drop, --faults); then, per key and per request, before any state is touched:
     // the operation's scenario, the rate limit and the caller's `Prefer`.
-    beforeValidation: [recorder?.middleware, sessions?.middleware, faults.beforeValidation].filter(
-      (handler): handler is RequestHandler => handler !== undefined,
-    ),
+    beforeValidation: [
+      recorder?.middleware,
+      sessions?.middleware,
+      forwarding?.middleware,
+      faults.beforeValidation,
+    ].filter((handler): handler is RequestHandler => handler !== undefined),
     // Then a stubbed answer (the request's session's, or the stub's own), in place of the operation.
-    beforeHandlers: [faults.afterValidation, stubbed?.middleware((req) => sessions?.known(req)?.answers)].filter(
-      (handler): handler is RequestHandler => handler !== undefined,
-    ),
+    beforeHandlers: [
+      faults.afterValidation,
+      stubbed?.middleware((req) => sessions?.known(req)?.answers),
+      forwarding?.unanswered,
+    ].filter((handler): handler is RequestHandler => handler !== undefined),
     isExpectedError: (error) => error instanceof InjectedError,
+  }).catch(async (error: unknown) => {
+    // A server that does not start releases the backend connections and the recording's file.
+    await forwarding?.close();
+    throw error;
   });
-  return { app: server.app, close: () => server.close(), drain: () => server.drain() };
+  const close = async () => {
+    await server.close();
+    await forwarding?.close();
+  };
+  return { app: server.app, close, drain: () => server.drain() };
 }
 
 /**

@@ -22,6 +22,7 @@ import {
 import { type Command, Option } from "commander";
 import { adminPrefix } from "./admin.js";
 import { faultList, latencyRange, percent, requestRate, scenarioList } from "./cli-flags.js";
+import { type ForwardFlags, forwardFlagsProblem, forwardOptions } from "./cli-forward.js";
 import { maxRetryAfterSeconds, type Scenarios } from "./fault-scenarios.js";
 import type { FaultOptions } from "./faults.js";
 import { type RunningStub, startServer } from "./server.js";
@@ -85,6 +86,7 @@ function program(io: CliIo): Command {
         new Option("--journal-size <n>", `requests the journal of ${adminPrefix}/requests keeps; 0 keeps none`)
           .default(1000)
           .argParser(integerFlag(0, 1_000_000)),
+        ...forwardOptions(),
       ],
       renamedEnv: {
         STUB_API_KEY: "--api-key",
@@ -98,6 +100,7 @@ function program(io: CliIo): Command {
         "compute-stub --faults 429=2%,503=1% --latency 20-200 --drop 0.5% --rate-limit 20/s",
         "compute-stub --scenario searchResources=503x2,200 --retry-after 0   # 503 twice, then the search's answer",
         'COMPUTE_STUB_ADMIN_TOKEN="$ADMIN_TOKEN" compute-stub --host 0.0.0.0   # beyond this machine, the admin API only with a token',
+        "compute-stub --forward https://compute.internal --record mine.yaml   # what the data does not hold: the real service",
       ],
       exitStatus: {
         0: "stopped by SIGINT or SIGTERM after draining; or --help, --version",
@@ -111,7 +114,7 @@ function program(io: CliIo): Command {
 /** The variable of --admin-token. */
 export const adminTokenEnv = variableOf("compute-stub", "--admin-token");
 
-interface Flags extends ServerFlags, DataFlags {
+interface Flags extends ServerFlags, DataFlags, ForwardFlags {
   faults?: FaultOptions["faults"];
   latency?: { min: number; max: number };
   drop?: number;
@@ -138,6 +141,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
     io.stderr(
       `compute-stub: the admin API (${adminPrefix}/) is off: --host ${flags.host} listens beyond this machine, and it can reset the data and read every request; give it a token (--admin-token or ${adminTokenEnv}) to turn it on, or --no-admin to say so\n`,
     );
+  const forwardProblem = forwardFlagsProblem(flags);
+  if (forwardProblem) {
+    io.stderr(`compute-stub: ${forwardProblem}\n`);
+    return { exitCode: 2 };
+  }
   const spec = loadSpec();
   let fixtures: Fixtures;
   try {
@@ -172,14 +180,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliResult> {
         ...(flags.scenario ? { scenarios: flags.scenario } : {}),
         retryAfterSeconds: flags.retryAfter,
       },
+      ...(flags.forward === undefined
+        ? {}
+        : { forward: { url: flags.forward, record: flags.record, recordKeys: flags.recordKeys === true } }),
       logger: createLogger({ level: flags.logLevel }),
       port: flags.port,
       host: flags.host,
       spec,
     });
   } catch (error) {
-    io.stderr(`compute-stub: cannot start: ${(error as Error).message}\n`);
-    return { exitCode: 1 };
+    // A recording refused (a file that cannot be written, another writer) is a usage error, as compute-gateway's.
+    const refused = (error as Error).name === "RecordingRefused";
+    io.stderr(`compute-stub: ${refused ? "" : "cannot start: "}${(error as Error).message}\n`);
+    return { exitCode: refused ? 2 : 1 };
   }
 
   io.stdout(

@@ -76,6 +76,8 @@ export interface AnsweredRequest {
   /** The field violations of a 400 answer. */
   violations?: JournalEntry["violations"];
   fault?: unknown;
+  /** Forwarded to the real backend (`--forward`). */
+  forwarded?: boolean | undefined;
   /** The id of the stubbed answer it got. */
   answerId?: string | undefined;
 }
@@ -127,6 +129,7 @@ export function journalEntry(
   const violations = answered.violations;
   if (violations && violations.length > 0) entry.violations = redact(violations, isKey, secrets) as typeof violations;
   if (answered.fault !== undefined) entry.fault = String(answered.fault);
+  if (answered.forwarded) entry.forwarded = true;
   if (answered.answerId !== undefined) entry.answerId = answered.answerId;
   return entry;
 }
@@ -168,8 +171,12 @@ export function journalRecorder(
     res.once("close", () => {
       const target = targetOf?.(req) ?? own;
       const locals = res.locals as { record?: RequestRecord; answerId?: string };
-      const fault = locals.record?.fields.fault;
-      let operationId = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+      const record = locals.record;
+      const fault = record?.fields.fault;
+      // A forwarded request's operation is the one the gateway's routing wrote into its record.
+      let operationId =
+        (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId ??
+        record?.operationId;
       let userId = users.get(req);
       if (fault !== undefined) {
         // A fault before validation answered it: named as the request it was, for a test that counts them.
@@ -191,6 +198,7 @@ export function journalRecorder(
           userId,
           violations,
           fault,
+          forwarded: record?.fields.forwarded === true,
           answerId: locals.answerId,
         },
         (text) => target.userOf(text) !== undefined,

@@ -30,6 +30,8 @@ export interface JournalEntry {
   violations?: { field: string; description: string }[];
   /** The fault injected, as the request's log line names it: `503`, `drop`, `rate-limit`, `prefer 429`. */
   fault?: string;
+  /** Forwarded to the real backend (`--forward`): the backend's answer, or the gateway's refusal of it. */
+  forwarded?: true;
   /** The stubbed answer it was given (`POST /__stub/answers`), by id. */
   answerId?: string;
 }

@@ -69,6 +69,14 @@ export class StubbedAnswers {
     if (this.answers.length === 0) return undefined;
     return this.answers.find((answer) => matches(answer.request, request));
   }
+
+  /**
+   * Whether an answer may match a request whose body is not read yet: one that matches it in all but the body
+   * (forward.ts keeps such a request from the backend, for `answerFor` to decide once the body is read).
+   */
+  mayAnswer(request: Omit<RequestView, "body">): boolean {
+    return this.answers.some(({ request: match }) => matches({ ...match, body: undefined }, request));
+  }
 }
 
 /** What an answer sends: its body as JSON (or its raw text), with `application/json` unless it says otherwise. */

@@ -40,6 +40,11 @@ export class Store extends StateControl {
     return new Store(this);
   }
 
+  /** Whether the data holds a cluster machine of this id in a project of this id, whoever may see it. */
+  holdsClusterMachine(projectId: string, id: string): boolean {
+    return this.view.machine(projectId, id) !== undefined;
+  }
+
   /** createApiKey: a new key for the user, with the user's access. */
   createApiKey(user: User, apikeyId: string): ResponseBody<"createApiKey"> {
     if (!user.canCreateApiKeys) throw createApiKeysDenied();
