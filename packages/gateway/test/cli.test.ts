@@ -1,5 +1,5 @@
 /** The compute-gateway command: flags and environment, exit status 2 on bad input, and a real start. */
-import { freePort, listenLocal } from "@compute-api/test-support";
+import { freePort, keepEnvironment, listenLocal } from "@compute-api/test-support";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CliConfig, parseCommandLine } from "../src/cli.js";
 import { runGateway } from "./support/command.js";
@@ -12,10 +12,7 @@ const run = (args: string[], env: Record<string, string> = {}, until?: RegExp) =
 /** Standard output and error that keep nothing: a parse here prints no deprecation line into the test's output. */
 const quiet = { stdout: () => {}, stderr: () => {} };
 
-const saved = { ...process.env };
-afterEach(() => {
-  process.env = { ...saved };
-});
+afterEach(keepEnvironment());
 
 describe("parseCommandLine", () => {
   it("reads flags, with defaults for the rest", () => {

@@ -4,6 +4,7 @@
  * refusals (exit status 2) before anything starts.
  */
 import { request } from "node:http";
+import { keepEnvironment } from "@compute-api/test-support";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseCommandLine } from "../src/cli.js";
 import { type HttpMcp, keys, killStarted, startHttp, startStub, type TestStub } from "./support.js";
@@ -201,10 +202,7 @@ describe("compute-mcp --http --cors-origins, to the headers a browser sends", ()
 });
 
 describe("the command line", () => {
-  const saved = { ...process.env };
-  afterEach(() => {
-    process.env = { ...saved };
-  });
+  afterEach(keepEnvironment());
   /** What a parse writes on standard error: kept, out of the suite's own output. */
   let err = "";
   const io = { stdout: () => {}, stderr: (text: string) => (err += text) };

@@ -4,6 +4,7 @@
  * subpaths of their own (`/nginx`, `/postgres`, `/browser`), so that a suite loads only the one it starts.
  */
 export { type CapturedLogs, captureLogs } from "./capture-logs.js";
+export { keepEnvironment } from "./environment.js";
 export {
   type ErrorAnswer,
   type ErrorBodyLike,
