@@ -1,8 +1,8 @@
 /**
  * The process's environment kept and put back, for suites that set variables by hand. The object stays the same:
- * a suite that assigned `process.env = { ...saved }` left vitest's `vi.stubEnv` holding the old one, so a later file
- * in the same worker (`--no-isolate`, as CI's other Node lines run) kept another file's stubbed variables (HOST,
- * PORT, …) and its commands failed to start.
+ * a suite that assigned `process.env = { ...saved }` left vitest's `vi.stubEnv` holding the old one, so in one worker
+ * (`--no-isolate`, tried on CI's other Node lines) a later file kept another file's stubbed variables (HOST, PORT, …)
+ * and its commands failed to start.
  */
 
 /** The environment as it is now, and the function that puts it back in place. */
